@@ -1,0 +1,1 @@
+"""adapters stage (see DESIGN.md data flow)."""

@@ -1,0 +1,98 @@
+"""The `boundary-audit` command line: a thin typer app over library functions.
+
+Each subcommand lives in `boundary_audit/commands/<name>.py` and registers itself through
+`register(app)`; this module only assembles them and owns the single place where errors are
+turned into one line on stderr and a documented exit code (see `errors.ExitCode`).
+"""
+
+from __future__ import annotations
+
+import sys
+import tempfile
+import traceback
+from pathlib import Path
+
+import typer
+
+from boundary_audit import __version__
+from boundary_audit.commands import COMMANDS
+from boundary_audit.errors import BoundaryAuditError, ExitCode
+
+app = typer.Typer(
+    name="boundary-audit",
+    help=(
+        "Find every place where an LLM agent harness passes model output across a parser "
+        "boundary on its way to a process, classify it, and measure the damage for real."
+    ),
+    no_args_is_help=True,
+    add_completion=False,
+    pretty_exceptions_enable=False,
+    rich_markup_mode="rich",
+    context_settings={"help_option_names": ["-h", "--help"]},
+)
+
+
+def _version(value: bool) -> None:
+    if value:
+        typer.echo(f"boundary-audit {__version__}")
+        raise typer.Exit(0)
+
+
+@app.callback()
+def _root(
+    version: bool = typer.Option(
+        False, "--version", callback=_version, is_eager=True, help="Print the version and exit."
+    ),
+) -> None:
+    """boundary-audit: parser boundaries between an agent's reply and execve."""
+
+
+for _register in COMMANDS:
+    _register(app)
+
+
+def _internal_error(exc: BaseException) -> int:
+    log = Path(tempfile.gettempdir()) / "boundary-audit-crash.log"
+    try:
+        log.write_text("".join(traceback.format_exception(exc)), encoding="utf-8")
+        where = f" (traceback in {log})"
+    except OSError:
+        where = ""
+    msg = str(exc).splitlines()[0] if str(exc) else ""
+    sys.stderr.write(f"boundary-audit: internal error: {type(exc).__name__}: {msg}{where}\n")
+    return int(ExitCode.FATAL)
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Entry point of the console script; returns the process exit code."""
+    try:
+        rv = app(args=argv, prog_name="boundary-audit", standalone_mode=False)
+    except typer.Exit as exc:
+        return int(exc.exit_code)
+    except typer.Abort:
+        sys.stderr.write("boundary-audit: interrupted\n")
+        return int(ExitCode.INTERRUPTED)
+    except typer.TyperException as exc:  # usage errors of the vendored click
+        show = getattr(exc, "show", None)
+        if callable(show):
+            show()
+        else:
+            sys.stderr.write(f"boundary-audit: usage error: {exc.format_message()}\n")
+        return int(ExitCode.USAGE) if exc.exit_code == 2 else int(exc.exit_code)
+    except BoundaryAuditError as exc:
+        sys.stderr.write(f"boundary-audit: error: {exc.message}\n")
+        if exc.hint:
+            sys.stderr.write(f"  hint: {exc.hint}\n")
+        return int(exc.exit_code)
+    except KeyboardInterrupt:
+        sys.stderr.write("boundary-audit: interrupted\n")
+        return int(ExitCode.INTERRUPTED)
+    except BrokenPipeError:
+        return int(ExitCode.OK)
+    except Exception as exc:  # noqa: BLE001 - the one place a bug becomes an exit code
+        return _internal_error(exc)
+    return int(rv) if isinstance(rv, int) else int(ExitCode.OK)
+
+
+if __name__ == "__main__":  # pragma: no cover
+    sys.exit(main())

@@ -1,0 +1,1 @@
+"""harness stage (see DESIGN.md data flow)."""

@@ -1,0 +1,1 @@
+"""metrics stage (see DESIGN.md data flow)."""

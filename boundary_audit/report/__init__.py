@@ -1,0 +1,1 @@
+"""report stage (see DESIGN.md data flow)."""

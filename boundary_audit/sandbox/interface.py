@@ -1,0 +1,138 @@
+"""The sandbox interface: a fresh workspace per run, and a way to run an argv inside it.
+
+A transport never spawns a process itself; it asks the sandbox to run an argv (a plain
+`bash -c R`, or an in-sandbox driver program for sessions, tmux and ssh), so that everything a
+reply starts is confined and killed by the sandbox. The validator then inspects the
+workspace's host paths.
+"""
+
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+from collections.abc import Iterator, Mapping, Sequence
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import ClassVar
+
+
+@dataclass(frozen=True)
+class Limits:
+    """Resource limits applied to every run."""
+
+    timeout_s: float = 10.0
+    """Wall-clock limit for one run; the whole sandbox is killed when it expires."""
+    grace_s: float = 2.0
+    """How long teardown may take after the timeout before it counts as a sandbox failure."""
+    cpu_s: int = 30
+    memory_bytes: int = 1 << 30
+    max_procs: int = 256
+    output_bytes: int = 1 << 20
+    """Cap on captured stdout and on stderr, each."""
+    file_bytes: int = 512 << 20
+    """Largest file a run may write."""
+
+
+@dataclass
+class Workspace:
+    """One run's private directories, as the host sees them and as the sandboxed process does.
+
+    `work` is the directory the reply runs in and the validator inspects. `obs` is where fixture
+    recorders (the argv recorder, the env dumper) write, outside `work` so that they never count
+    as collateral files. `bin` holds helper programs and comes first on PATH.
+    """
+
+    run_id: str
+    root: Path
+    work: Path
+    home: Path
+    obs: Path
+    bin: Path
+    tmp: Path
+    inner_work: str
+    inner_home: str
+    inner_obs: str
+    inner_bin: str
+    inner_tmp: str
+    env: dict[str, str] = field(default_factory=dict)
+    """Task-specific environment added on top of the scrubbed base environment."""
+
+
+@dataclass(frozen=True)
+class ExecResult:
+    """The outcome of running one argv in a sandbox."""
+
+    exit_code: int | None
+    """Exit status; negative for a signal; None if the run was killed on timeout."""
+    stdout: bytes
+    stderr: bytes
+    timed_out: bool = False
+    truncated: bool = False
+    duration_s: float = 0.0
+    escaped_killed: int = 0
+    """Processes that outlived the run (setsid, double fork) and were killed by teardown."""
+
+
+BASE_PATH = "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"
+
+
+class Sandbox(ABC):
+    """A backend that creates workspaces and runs argvs confined to them."""
+
+    name: ClassVar[str]
+    isolated: ClassVar[bool]
+    """False for the plain-directory backend, which only pretends (and warns)."""
+    host_programs: ClassVar[bool] = True
+    """True when host binaries and this Python (sys.executable) are usable inside."""
+
+    def __init__(self, limits: Limits | None = None) -> None:
+        self.limits = limits or Limits()
+
+    @abstractmethod
+    @contextmanager
+    def workspace(self) -> Iterator[Workspace]:
+        """A fresh workspace, removed (and every process in it killed) on exit."""
+
+    @abstractmethod
+    def run(
+        self,
+        ws: Workspace,
+        argv: Sequence[str],
+        *,
+        stdin: bytes | None = None,
+        timeout: float | None = None,
+        env: Mapping[str, str] | None = None,
+    ) -> ExecResult:
+        """Run `argv` inside the sandbox with cwd = work dir and the scrubbed environment.
+
+        `stdin` None means /dev/null. `env` is added on top of `base_env(ws)`. Never raises for
+        what the program does (exit codes, timeouts, output floods); raises SandboxError only
+        when the sandbox itself fails.
+        """
+
+    def base_env(self, ws: Workspace) -> dict[str, str]:
+        """The scrubbed environment every run starts from, plus the task's own variables."""
+        env = {
+            "PATH": f"{ws.inner_bin}:{BASE_PATH}",
+            "HOME": ws.inner_home,
+            "TMPDIR": ws.inner_tmp,
+            "LANG": "C.UTF-8",
+            "LC_ALL": "C.UTF-8",
+            "USER": "root",
+            "LOGNAME": "root",
+            "SHELL": "/bin/bash",
+            "TERM": "dumb",
+            "BA_OBS": ws.inner_obs,
+            "BA_RUN_ID": ws.run_id,
+        }
+        env.update(ws.env)
+        return env
+
+    def close(self) -> None:
+        """Release backend-wide resources (a Docker engine, a container). Idempotent."""
+
+    def __enter__(self) -> Sandbox:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()

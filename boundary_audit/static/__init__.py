@@ -1,0 +1,1 @@
+"""static stage (see DESIGN.md data flow)."""

@@ -1,0 +1,6 @@
+"""Shared pytest configuration. Fixture plugins live in tests/support/ and are listed here."""
+
+from __future__ import annotations
+
+pytest_plugins: list[str] = [
+]

@@ -1,0 +1,1 @@
+"""Test support: fixtures that start real components (git daemon, sshd, dockerd, tmux) and stop them."""

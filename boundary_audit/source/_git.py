@@ -1,0 +1,165 @@
+"""How source/ runs the git program: never prompting, never fetching by surprise, bounded in time.
+
+Every git call of this package goes through `run_git`, which uses `_subprocess.run` (own
+process group, timeout kills the group, so an `ssh` or `git-remote-https` grandchild dies
+too) with an environment built here:
+
+- inherited `GIT_*` variables are dropped except an allow-list (tracing, TLS, the user's
+  `GIT_SSH_COMMAND`), so running inside a git hook (`GIT_DIR`, `GIT_INDEX_FILE`,
+  `GIT_OBJECT_DIRECTORY` set) cannot redirect us to another repository;
+- no credential prompt can appear: `GIT_TERMINAL_PROMPT=0`, `GIT_ASKPASS` and `SSH_ASKPASS`
+  name a program that fails, `SSH_ASKPASS_REQUIRE=never`, ssh runs with `BatchMode=yes`, and
+  `-c credential.helper=` empties the helper list (global and URL-specific helpers alike);
+- network calls allow only `https:http:ssh:git:file` (never `ext::`); every other call allows
+  no protocol at all, so a partial clone's lazy fetch of a missing object fails instead of
+  touching the network (git 2.45+ also honours `GIT_NO_LAZY_FETCH`, which is set too);
+- replace refs are ignored (`GIT_NO_REPLACE_OBJECTS`): we read the objects the sha names.
+"""
+
+from __future__ import annotations
+
+import os
+import shlex
+import shutil
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+
+from boundary_audit._subprocess import ProcessResult, run
+from boundary_audit.errors import SourceError
+
+NETWORK_PROTOCOLS = "https:http:ssh:git:file"
+NO_PROTOCOL = "boundary-audit-no-network"
+"""A protocol name that does not exist: allowing only it forbids every transport."""
+
+_KEEP = frozenset(
+    {
+        "GIT_EXEC_PATH",
+        "GIT_CONFIG_GLOBAL",
+        "GIT_CONFIG_SYSTEM",
+        "GIT_CONFIG_NOSYSTEM",
+        "GIT_SSH_COMMAND",
+        "GIT_SSL_CAINFO",
+        "GIT_SSL_CAPATH",
+        "GIT_SSL_CERT",
+        "GIT_SSL_KEY",
+        "GIT_SSL_NO_VERIFY",
+        "GIT_CURL_VERBOSE",
+        "GIT_TRACE",
+        "GIT_TRACE_PACKET",
+        "GIT_TRACE_PERFORMANCE",
+        "GIT_TRACE2",
+        "GIT_TRACE2_EVENT",
+        "GIT_TRACE2_PERF",
+    }
+)
+
+_CONFIG = (
+    "credential.helper=",
+    "core.fsmonitor=false",
+    "gc.auto=0",
+    "maintenance.auto=false",
+    "filter.lfs.smudge=",
+    "filter.lfs.process=",
+    "filter.lfs.required=false",
+)
+
+
+def failing_program() -> str:
+    """A program that exits non-zero at once (the askpass that answers nothing)."""
+    return shutil.which("false") or "/bin/false"
+
+
+def ssh_command(timeout: float, inherited: str | None) -> str:
+    """`GIT_SSH_COMMAND` that never asks: BatchMode, a connect timeout, dead-peer detection.
+
+    The options go right after the program when the user's own command is `ssh ...`, because
+    ssh keeps the first value it sees for an option.
+    """
+    ours = ["-o", "BatchMode=yes", "-o", f"ConnectTimeout={max(1, int(min(timeout, 30)))}"]
+    ours += ["-o", "ServerAliveInterval=15", "-o", "ServerAliveCountMax=3"]
+    words = shlex.split(inherited) if inherited else ["ssh"]
+    if Path(words[0]).name == "ssh":
+        words[1:1] = ours
+    else:
+        words += ours
+    return shlex.join(words)
+
+
+def git_env(*, network: bool, timeout: float, base: Mapping[str, str] | None = None) -> dict[str, str]:
+    """The environment for one git call; `network` says whether it may use a transport."""
+    base = os.environ if base is None else base
+    env = {k: v for k, v in base.items() if not k.startswith("GIT_") or k in _KEEP}
+    fail = failing_program()
+    env.update(
+        GIT_TERMINAL_PROMPT="0",
+        GIT_ASKPASS=fail,
+        SSH_ASKPASS=fail,
+        SSH_ASKPASS_REQUIRE="never",
+        GCM_INTERACTIVE="never",
+        GIT_LFS_SKIP_SMUDGE="1",
+        GIT_NO_REPLACE_OBJECTS="1",
+        GIT_OPTIONAL_LOCKS="0",
+        GIT_LITERAL_PATHSPECS="1",
+        GIT_ALLOW_PROTOCOL=NETWORK_PROTOCOLS if network else NO_PROTOCOL,
+    )
+    if not network:
+        env["GIT_NO_LAZY_FETCH"] = "1"
+    env["GIT_SSH_COMMAND"] = ssh_command(timeout, base.get("GIT_SSH_COMMAND"))
+    return env
+
+
+def git_argv(args: Sequence[str], *, git_dir: Path | None, timeout: float) -> list[str]:
+    """`git -c ... [--git-dir=DIR] ARGS` with the hardening config and HTTP stall limits."""
+    argv = ["git"]
+    for item in (*_CONFIG, "http.lowSpeedLimit=1000", f"http.lowSpeedTime={max(1, int(timeout))}"):
+        argv += ["-c", item]
+    if git_dir is not None:
+        argv.append(f"--git-dir={git_dir}")
+    return argv + list(args)
+
+
+def run_git(
+    args: Sequence[str],
+    *,
+    git_dir: Path | None = None,
+    network: bool = False,
+    timeout: float = 60.0,
+    input: bytes | None = None,
+    extra_env: Mapping[str, str] | None = None,
+    output_cap: int = 1 << 30,
+) -> ProcessResult:
+    """Run git with the hardened environment; never raises for a non-zero exit (see `failed`)."""
+    env = git_env(network=network, timeout=timeout)
+    env.update(extra_env or {})
+    argv = git_argv(args, git_dir=git_dir, timeout=timeout)
+    result = run(argv, timeout=timeout, input=input, env=env, error=SourceError, what="git",
+                 output_cap=output_cap)
+    if result.truncated:
+        raise SourceError(f"git {args[0]}: output larger than {output_cap} bytes")
+    return result
+
+
+def failed(result: ProcessResult, doing: str, timeout: float) -> SourceError:
+    """A one-line SourceError for a git call that did not succeed: `doing: reason`."""
+    if result.timed_out:
+        return SourceError(f"{doing}: no result within {timeout:g}s (timed out)")
+    detail = reason(result.stderr) or f"git exited with status {result.returncode}"
+    return SourceError(f"{doing}: {detail}")
+
+
+_GENERIC = ("could not read from remote repository", "the remote end hung up unexpectedly")
+
+
+def reason(stderr: bytes) -> str:
+    """The informative line of git's stderr: the first specific `fatal:`/`error:` line.
+
+    git often ends with boilerplate ("Could not read from remote repository. Please make sure
+    you have the correct access rights..."), so the last line is not the reason.
+    """
+    lines = [ln.strip() for ln in stderr.decode("utf-8", "replace").splitlines() if ln.strip()]
+    tagged = [ln for ln in lines if ln.startswith(("fatal:", "error:", "ssh:", "remote:"))]
+    specific = [ln for ln in tagged if not any(g in ln.lower() for g in _GENERIC)]
+    pick = (specific or tagged or lines or [""])[0]
+    for prefix in ("fatal: ", "error: "):
+        pick = pick.removeprefix(prefix)
+    return pick

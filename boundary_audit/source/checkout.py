@@ -1,0 +1,241 @@
+"""The checkout stage's public face: `open_checkout(spec) -> Checkout`, whose files the scanner reads.
+
+A `Checkout` names a commit in a git directory (a cached bare mirror, or a local repository
+read in place) and reads that commit's tree from the object store. Nothing is checked out on
+disk unless someone calls `materialize`. Files that cannot be scanned are yielded as
+`SourceFile(data=None, skipped=REASON)`; the reasons are the `SKIP_*` constants and
+`too large (N bytes)` / `LFS pointer (N bytes not fetched)`. gitpython and git failures leave
+this package only as `SourceError` (exit code 3).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import re
+import tempfile
+from collections.abc import Callable, Iterable, Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import git
+
+from boundary_audit.errors import SourceError
+from boundary_audit.source import _git
+from boundary_audit.source.local import is_promisor, open_local
+from boundary_audit.source.mirror import open_mirror
+from boundary_audit.source.objects import (
+    MODE_GITLINK,
+    MODE_SYMLINK,
+    REGULAR,
+    BlobStream,
+    TreeEntry,
+    blob_sizes,
+    list_tree,
+    missing_blobs,
+)
+from boundary_audit.source.spec import RepoSpec, parse_spec, redact
+
+DEFAULT_MAX_BYTES = 2 * 1024 * 1024
+BINARY_PROBE = 8192
+"""A file with a NUL byte in its first BINARY_PROBE bytes is binary (git's own heuristic)."""
+SKIP_SYMLINK = "symlink"
+SKIP_SUBMODULE = "submodule"
+SKIP_MISSING = "missing blob"
+SKIP_BINARY = "binary"
+SKIP_NO_SUCH_PATH = "no such path"
+_LFS = re.compile(
+    rb"\Aversion https://(?:git-lfs|hawser)\.github\.com/spec/v1\n"
+    rb"(?:[a-z0-9.-]+ [^\n]*\n)*?oid sha256:[0-9a-f]{64}\n(?:[a-z0-9.-]+ [^\n]*\n)*?size (\d+)\n"
+)
+
+
+def too_large(size: int) -> str:
+    """Skip reason for a blob over the size limit."""
+    return f"too large ({size} bytes)"
+
+
+@dataclass(frozen=True)
+class SourceFile:
+    """One entry of the audited tree: its bytes, or why they are not given."""
+
+    path: str
+    """Display path, '/'-separated; bytes that are not UTF-8 are written `\\xNN`."""
+    data: bytes | None
+    """The file's bytes; None when skipped."""
+    skipped: str | None
+    """Why `data` is None (a SKIP_* reason), else None."""
+    mode: int = 0o100644
+    """git mode: 0o100644, 0o100755, 0o120000 (symlink), 0o160000 (submodule); 0 if absent."""
+    raw_path: bytes = b""
+    """The path exactly as stored in git (use it to read the file again)."""
+
+
+@dataclass(frozen=True)
+class Checkout:
+    """A repository resolved to one commit, read from its object store."""
+
+    spec: RepoSpec
+    url: str
+    """What was cloned or read: the remote URL (password redacted), or file:// for local."""
+    sha: str
+    """Full 40-hex sha of the audited commit."""
+    git_dir: Path
+    """The cached bare mirror, or the local repository's git directory."""
+    notes: tuple[str, ...] = ()
+    """Things a user should know (e.g. uncommitted changes that were not scanned)."""
+    partial: bool = field(default=False, repr=False)
+    """The repository is a partial clone: absent blobs are expected and never fetched."""
+    timeout: float = field(default=120.0, repr=False)
+
+    def files(
+        self, *, max_bytes: int = DEFAULT_MAX_BYTES, paths: Iterable[str] | None = None
+    ) -> Iterator[SourceFile]:
+        """Every file of the commit in tree order (or those under `paths`), read in one stream.
+
+        `paths` holds display paths of files or directories; one that matches nothing is
+        yielded as skipped "no such path" after the others.
+        """
+        entries = list_tree(self.git_dir, self.sha, timeout=self.timeout)
+        unmatched: list[str] = []
+        if paths is not None:
+            entries, unmatched = _select(entries, paths)
+        absent = missing_blobs(self.git_dir, self.sha, timeout=self.timeout) if self.partial else frozenset()
+        readable = [e for e in entries if e.mode in REGULAR and e.oid not in absent]
+        sizes = blob_sizes(self.git_dir, (e.oid for e in readable), timeout=self.timeout)
+        plan = [(e, _pre_skip(e, absent, sizes, max_bytes)) for e in entries]
+        with BlobStream(self.git_dir, timeout=self.timeout) as stream:
+            blobs = stream.contents([e.oid for e, why in plan if why is None])
+            for entry, why in plan:
+                data = None if why else next(blobs)[1]
+                if why is None and data is None:
+                    why = SKIP_MISSING
+                elif data is not None:
+                    why = _content_skip(data)
+                yield SourceFile(entry.path, None if why else data, why, entry.mode, entry.raw_path)
+        for path in unmatched:
+            yield SourceFile(path, None, SKIP_NO_SUCH_PATH, 0, path.encode("utf-8", "surrogateescape"))
+
+    def read(self, path: str | bytes) -> bytes:
+        """The bytes of one regular file at the commit (any size, binary or not).
+
+        `path` is a display path or the raw bytes; SourceError if it is absent, not a regular
+        file, or its blob is missing.
+        """
+        entry = self._entry(path)
+        shown = entry.path
+        if entry.mode == MODE_SYMLINK:
+            raise SourceError(f"{shown} is a symlink at {self.sha[:12]}; it is not followed")
+        if entry.mode not in REGULAR:
+            kind = "submodule" if entry.mode == MODE_GITLINK else "directory"
+            raise SourceError(f"{shown} is a {kind} at {self.sha[:12]}, not a file")
+        with BlobStream(self.git_dir, timeout=self.timeout) as stream:
+            absent = self.partial and entry.oid in missing_blobs(self.git_dir, self.sha, timeout=self.timeout)
+            data = None if absent else next(stream.contents([entry.oid]))[1]
+        if data is None:
+            raise SourceError(f"the blob of {shown} is missing from {self.git_dir}")
+        return data
+
+    def _entry(self, path: str | bytes) -> TreeEntry:
+        if isinstance(path, str) and "\\x" in path:
+            matches = [e for e in list_tree(self.git_dir, self.sha, timeout=self.timeout) if e.path == path]
+        else:
+            raw = path if isinstance(path, bytes) else path.encode("utf-8")
+            raw = raw.strip(b"/")
+            found = list_tree(self.git_dir, self.sha, timeout=self.timeout, path=raw)
+            matches = [e for e in found if e.raw_path == raw]
+        if not matches:
+            shown = path if isinstance(path, str) else path.decode("utf-8", "backslashreplace")
+            raise SourceError(f"no such path at {self.sha[:12]}: {shown!r}")
+        return matches[0]
+
+
+def open_checkout(
+    spec: str | RepoSpec,
+    *,
+    offline: bool = False,
+    refresh: bool = False,
+    cache_dir: Path | None = None,
+    timeout: float = 120.0,
+    progress: Callable[[str], None] | None = None,
+) -> Checkout:
+    """Resolve `spec` to a commit, cloning or fetching a cached mirror as the policy allows.
+
+    See `mirror` for what `offline` and `refresh` do, `local` for local paths, `cache` for
+    the cache directory; `timeout` bounds each network operation and the wait for the lock.
+    """
+    rs = spec if isinstance(spec, RepoSpec) else parse_spec(spec)
+    report = progress or (lambda _msg: None)
+    with _git_errors():
+        if rs.kind == "local":
+            local = open_local(rs, timeout=timeout)
+            git_dir, sha, notes = local.git_dir, local.sha, local.notes
+            url = Path(rs.location).as_uri()
+        else:
+            git_dir, sha = open_mirror(rs, offline=offline, refresh=refresh, cache_dir=cache_dir,
+                                       timeout=timeout, progress=report)
+            notes, url = (), redact(rs.location)
+        return Checkout(rs, url, sha, git_dir, notes, is_promisor(git_dir), timeout)
+
+
+def materialize(checkout: Checkout, dest: Path) -> Path:
+    """Write the commit's files into `dest` (new or empty): a plain directory, no `.git`.
+
+    git's own checkout code writes it (symlinks as symlinks, executable bits, no writes
+    through symlinks, `.git` paths refused); LFS files stay pointers; no filter runs.
+    """
+    dest = Path(dest)
+    if dest.exists() and (not dest.is_dir() or any(dest.iterdir())):
+        raise SourceError(f"cannot materialize into {dest}: it exists and is not an empty directory")
+    dest.mkdir(parents=True, exist_ok=True)
+    with tempfile.TemporaryDirectory(prefix="boundary-audit-index-") as tmp:
+        env = {"GIT_INDEX_FILE": str(Path(tmp) / "index")}
+        for args in (["read-tree", checkout.sha],
+                     ["--work-tree", str(dest.resolve()), "checkout-index", "-a", "-f"]):
+            res = _git.run_git(args, git_dir=checkout.git_dir, timeout=checkout.timeout, extra_env=env)
+            if res.returncode != 0 or res.timed_out:
+                raise _git.failed(res, f"cannot materialize {checkout.sha[:12]} into {dest}", checkout.timeout)
+    return dest
+
+
+def _pre_skip(entry: TreeEntry, absent: frozenset[str], sizes: dict[str, int | None], limit: int) -> str | None:
+    if entry.mode == MODE_SYMLINK:
+        return SKIP_SYMLINK
+    if entry.mode == MODE_GITLINK:
+        return SKIP_SUBMODULE
+    size = sizes.get(entry.oid)
+    if entry.oid in absent or size is None:
+        return SKIP_MISSING
+    return too_large(size) if size > limit else None
+
+
+def _content_skip(data: bytes) -> str | None:
+    if len(data) < 1024:
+        lfs = _LFS.match(data)
+        if lfs:
+            return f"LFS pointer ({int(lfs.group(1))} bytes not fetched)"
+    return SKIP_BINARY if b"\0" in data[:BINARY_PROBE] else None
+
+
+def _select(entries: list[TreeEntry], paths: Iterable[str]) -> tuple[list[TreeEntry], list[str]]:
+    wanted = list(dict.fromkeys(p.strip("/") for p in paths))
+    targets, hit = set(wanted), set()
+    chosen = []
+    for entry in entries:
+        parts = entry.path.split("/")
+        prefixes = ["/".join(parts[: i + 1]) for i in range(len(parts))]
+        found = [p for p in prefixes if p in targets]
+        if found:
+            chosen.append(entry)
+            hit.update(found)
+    return chosen, [p for p in wanted if p not in hit]
+
+
+@contextlib.contextmanager
+def _git_errors() -> Iterator[None]:
+    """Let only SourceError out of this package: gitpython's and OS errors are wrapped."""
+    try:
+        yield
+    except git.GitError as exc:
+        raise SourceError(f"git: {str(exc).splitlines()[0] if str(exc) else type(exc).__name__}") from exc
+    except OSError as exc:
+        raise SourceError(f"{exc.filename or 'source'}: {exc.strerror or exc}") from exc

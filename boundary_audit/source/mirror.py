@@ -1,0 +1,157 @@
+"""Remote repositories: a cached bare mirror per URL, cloned once, fetched only when needed.
+
+Policy (`offline`, `refresh`, neither):
+- `offline=True`: never touches the network and takes no lock (a published mirror is
+  immutable except for atomic ref updates). No mirror, or a rev the mirror lacks, is an error
+  that says so.
+- `refresh=True`: fetch (heads and tags, pruned) before resolving.
+- neither: clone if there is no mirror; fetch only if the rev does not resolve in the mirror.
+  A branch name that resolves is used as cached: pass `refresh` to move it.
+A rev that is still missing after the fetch is fetched by name when it is a full sha or a ref
+under `refs/` (servers that allow it serve unadvertised commits and pull-request refs);
+otherwise it is an unknown revision. With no rev the mirror's HEAD (the remote's default
+branch at clone time) is used.
+
+Mirrors are configured with gitpython (fetch refspecs for heads and tags, `gc.auto=0` so a
+fetch never repacks under a concurrent reader). Clone and fetch run through `run_git` with
+the network allowed; see `_git` for the no-prompt environment and `cache` for locking.
+"""
+
+from __future__ import annotations
+
+import re
+import shutil
+from collections.abc import Callable
+from pathlib import Path
+
+import git
+
+from boundary_audit.errors import SourceError
+from boundary_audit.source import _git
+from boundary_audit.source.cache import MirrorSlot, ensure_root, locked
+from boundary_audit.source.spec import RepoSpec, redact
+
+Progress = Callable[[str], None]
+_FULL_SHA = re.compile(r"^[0-9a-fA-F]{40}$")
+_HEADS = "+refs/heads/*:refs/heads/*"
+_TAGS = "+refs/tags/*:refs/tags/*"
+
+
+def resolve(git_dir: Path, rev: str, timeout: float = 60.0) -> str | None:
+    """The full sha of the commit `rev` names in `git_dir`, or None (no network, ever)."""
+    res = _git.run_git(
+        ["rev-parse", "--verify", "--quiet", "--end-of-options", f"{rev}^{{commit}}"],
+        git_dir=git_dir,
+        timeout=timeout,
+    )
+    sha = res.stdout.decode("ascii", "replace").strip()
+    return sha if res.returncode == 0 and _FULL_SHA.match(sha) else None
+
+
+def open_mirror(
+    spec: RepoSpec,
+    *,
+    offline: bool,
+    refresh: bool,
+    cache_dir: Path | None,
+    timeout: float,
+    progress: Progress,
+) -> tuple[Path, str]:
+    """(mirror git dir, full sha of the spec's rev), cloning or fetching per the policy above."""
+    slot = MirrorSlot.for_url(spec.location, cache_dir)
+    url = redact(spec.location)
+    rev = spec.rev or "HEAD"
+    if offline:
+        if not slot.is_complete():
+            raise SourceError(
+                f"{url} is not in the cache ({slot.root}) and offline mode forbids cloning",
+                hint="run once without --offline to fill the cache",
+            )
+        return slot.path, _resolved(slot.path, spec, url, offline=True)
+    ensure_root(slot.root)
+    with locked(slot.lock_path, timeout, progress):
+        slot.clean_temps()
+        fetched = False
+        if not slot.is_complete():
+            slot.discard()
+            _clone(spec.location, slot, timeout, progress)
+            fetched = True
+        elif refresh:
+            _fetch(slot.path, url, timeout, progress)
+            fetched = True
+        sha = resolve(slot.path, rev)
+        if sha is None and not fetched:
+            _fetch(slot.path, url, timeout, progress)
+            sha = resolve(slot.path, rev)
+        if sha is None and (_FULL_SHA.match(rev) or rev.startswith("refs/")):
+            _fetch_one(slot.path, rev, timeout, progress)
+        return slot.path, _resolved(slot.path, spec, url, offline=False)
+
+
+def _resolved(git_dir: Path, spec: RepoSpec, url: str, *, offline: bool) -> str:
+    sha = resolve(git_dir, spec.rev or "HEAD")
+    if sha is not None:
+        return sha
+    if spec.rev is None:
+        raise SourceError(f"{url} has no commits on its default branch")
+    where = "the cached mirror of " if offline else ""
+    hint = "run again without --offline to fetch it" if offline else None
+    if hint is None and re.fullmatch(r"[0-9a-fA-F]{4,39}", spec.rev):
+        hint = "a short sha must be unambiguous and reachable from a branch or tag"
+    raise SourceError(f"unknown revision {spec.rev!r} in {where}{url}", hint=hint)
+
+
+def _clone(location: str, slot: MirrorSlot, timeout: float, progress: Progress) -> None:
+    url = redact(location)
+    progress(f"cloning {url}")
+    tmp = slot.new_temp()
+    try:
+        res = _git.run_git(
+            ["clone", "--bare", "--quiet", "--", location, str(tmp)], network=True, timeout=timeout
+        )
+        if res.returncode != 0 or res.timed_out:
+            raise _git.failed(res, f"cannot clone {url}", timeout)
+        _configure(tmp)
+        slot.publish(tmp)
+    finally:
+        if tmp.exists():
+            shutil.rmtree(tmp, ignore_errors=True)
+
+
+def _configure(git_dir: Path) -> None:
+    """Refspecs for heads and tags, and no automatic gc or reflogs in the mirror."""
+    try:
+        with git.Repo(git_dir).config_writer() as cfg:
+            cfg.set_value('remote "origin"', "fetch", _HEADS)
+            cfg.add_value('remote "origin"', "fetch", _TAGS)
+            cfg.set_value("gc", "auto", 0)
+            cfg.set_value("maintenance", "auto", "false")
+            cfg.set_value("core", "logAllRefUpdates", "false")
+    except (git.GitError, OSError) as exc:
+        raise SourceError(f"cannot configure the new mirror in {git_dir}: {exc}") from exc
+
+
+def _fetch(git_dir: Path, url: str, timeout: float, progress: Progress) -> None:
+    progress(f"fetching {url}")
+    res = _git.run_git(
+        ["fetch", "--quiet", "--prune", "--atomic", "--no-write-fetch-head", "origin"],
+        git_dir=git_dir,
+        network=True,
+        timeout=timeout,
+    )
+    if res.returncode != 0 or res.timed_out:
+        raise _git.failed(res, f"cannot fetch {url}", timeout)
+
+
+def _fetch_one(git_dir: Path, rev: str, timeout: float, progress: Progress) -> None:
+    """Ask for one commit or ref by name; failure just leaves the rev unknown."""
+    progress(f"fetching {rev}")
+    dst = rev if rev.startswith("refs/") else f"refs/boundary-audit/pins/{rev.lower()}"
+    res = _git.run_git(
+        ["fetch", "--quiet", "--no-tags", "--no-write-fetch-head", "origin", f"+{rev}:{dst}"],
+        git_dir=git_dir,
+        network=True,
+        timeout=timeout,
+    )
+    if res.timed_out:
+        raise _git.failed(res, f"cannot fetch {rev}", timeout)

@@ -3,4 +3,5 @@
 from __future__ import annotations
 
 pytest_plugins: list[str] = [
+    "tests.support.git_daemon",
 ]

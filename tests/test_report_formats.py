@@ -1,0 +1,106 @@
+"""Renderers over the shared hand-built report: snapshots, determinism, purity, the format map."""
+
+from __future__ import annotations
+
+import random
+import re
+
+import pytest
+
+from boundary_audit.report import (
+    JsonV1Format,
+    MarkdownFormat,
+    OutputFormat,
+    SarifFormat,
+    TerminalFormat,
+    formatter_for,
+)
+from tests.support import sample_findings as sample
+from tests.support.snapshot import assert_snapshot
+
+SNAPSHOT_NAMES = {
+    OutputFormat.TERMINAL: "report_terminal.txt",
+    OutputFormat.JSON: "report_json_v1.json",
+    OutputFormat.SARIF: "report.sarif",
+    OutputFormat.MARKDOWN: "report.md",
+}
+
+
+def test_format_mapping_is_exhaustive() -> None:
+    expected = {
+        OutputFormat.TERMINAL: TerminalFormat,
+        OutputFormat.JSON: JsonV1Format,
+        OutputFormat.SARIF: SarifFormat,
+        OutputFormat.MARKDOWN: MarkdownFormat,
+    }
+    assert set(expected) == set(OutputFormat)
+    for fmt in OutputFormat:
+        assert type(formatter_for(fmt)) is expected[fmt]
+
+
+@pytest.mark.parametrize("fmt", list(OutputFormat), ids=lambda f: f.value)
+def test_snapshot(fmt: OutputFormat) -> None:
+    text = formatter_for(fmt).render(sample.report())
+    assert text.endswith("\n") and not text.endswith("\n\n")
+    assert_snapshot(SNAPSHOT_NAMES[fmt], text, version=sample.VERSION)
+
+
+@pytest.mark.parametrize("fmt", list(OutputFormat), ids=lambda f: f.value)
+def test_same_input_gives_identical_bytes_whatever_the_input_order(fmt: OutputFormat) -> None:
+    first = formatter_for(fmt).render(sample.report()).encode()
+    for seed in range(5):
+        shuffled = sample.findings()
+        random.Random(seed).shuffle(shuffled)
+        skipped = list(sample.report().skipped)[::-1]
+        again = sample.report(findings=tuple(shuffled), skipped=tuple(skipped))
+        assert formatter_for(fmt).render(again).encode() == first
+
+
+@pytest.mark.parametrize("fmt", list(OutputFormat), ids=lambda f: f.value)
+def test_output_ignores_the_environment(fmt: OutputFormat, monkeypatch: pytest.MonkeyPatch) -> None:
+    plain = formatter_for(fmt).render(sample.report())
+    for name, value in {"COLUMNS": "40", "LINES": "5", "NO_COLOR": "1", "FORCE_COLOR": "1",
+                        "TERM": "dumb", "TZ": "Asia/Seoul", "LC_ALL": "C"}.items():
+        monkeypatch.setenv(name, value)
+    assert formatter_for(fmt).render(sample.report()) == plain
+
+
+def test_terminal_colors_only_when_asked() -> None:
+    plain = TerminalFormat(color=False).render(sample.report())
+    colored = TerminalFormat(color=True).render(sample.report())
+    assert "\x1b[" not in plain
+    assert "\x1b[1;31mhigh" in colored
+    assert re.sub(r"\x1b\[[0-9;]*m", "", colored) == plain
+
+
+def test_terminal_lists_only_active_findings_and_counts_the_rest() -> None:
+    text = TerminalFormat(width=160).render(sample.report())
+    for anchor in ("agent/remote.py:17-19@3ea751c", "agent/run.py:120@3ea751c",
+                   "scripts/run|it.sh:3@3ea751c", "term/tmux.ts:88-90@3ea751c"):
+        assert anchor in text
+    for hidden in ("agent/run.py:150", "agent/api.py:9", "sessión.py"):
+        assert hidden not in text
+    assert ("4 active (2 high, 1 medium, 1 info); 3 suppressed (1 inline, 1 config, 1 baseline); "
+            "3 model-controlled; 14 files scanned (python 9, shell 2, typescript 3)\n") in text
+    assert text.endswith(
+        f"scanned example/agent-harness@{sample.SHA}: 7 findings (3 suppressed, 2 below "
+        "threshold), 2 files skipped\n")
+
+
+def test_terminal_without_findings() -> None:
+    text = TerminalFormat().render(sample.report(findings=(), skipped=(), filtered=0))
+    assert text.splitlines()[2:] == [
+        "no active findings",
+        "0 active; 0 suppressed; 0 model-controlled; 14 files scanned (python 9, shell 2, "
+        "typescript 3)",
+        f"scanned example/agent-harness@{sample.SHA}: 0 findings (0 suppressed), 0 files skipped",
+    ]
+
+
+def test_terminal_caps_the_skipped_list() -> None:
+    from boundary_audit.finding import Skipped
+
+    many = tuple(Skipped(f"bin/{i:02d}.so", "binary") for i in range(23))
+    text = TerminalFormat().render(sample.report(skipped=many))
+    assert "  bin/19.so: binary\n" in text and "bin/20.so" not in text
+    assert "  … and 3 more (see --format json)\n" in text

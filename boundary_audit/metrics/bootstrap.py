@@ -6,10 +6,9 @@ differences). Two resampling schemes:
 * `Scheme.FAMILIES` (default): draw as many families as there are, with replacement, each
   bringing its whole task vector; the statistic is the mean of the drawn family means. Families
   are the study's unit of analysis (its sign test is over families), and this scheme reproduces
-  every interval printed in its Table 15 (see docs/metrics.md); within-family resampling cannot
-  reach those widths.
+  every interval printed in its Table 15 (see docs/metrics.md).
 * `Scheme.TASKS_WITHIN_FAMILIES`: keep every family, redraw its tasks with replacement from its
-  own tasks (a stratified bootstrap). Narrower: it ignores between-family variation.
+  own tasks (a stratified bootstrap). Usually narrower: it ignores between-family variation.
 
 The interval is the percentile interval: with the B resampled statistics sorted, the q-quantile
 is the ceil(q·B)-th smallest (the inverse empirical CDF), at q = (1 − level)/2 and (1 + level)/2.

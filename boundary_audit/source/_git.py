@@ -142,24 +142,39 @@ def run_git(
 def failed(result: ProcessResult, doing: str, timeout: float) -> SourceError:
     """A one-line SourceError for a git call that did not succeed: `doing: reason`."""
     if result.timed_out:
-        return SourceError(f"{doing}: no result within {timeout:g}s (timed out)")
+        return SourceError(f"{doing}: no result within {timeout:g}s (timed out)",
+                           hint="check that the remote is reachable, or raise the timeout")
     detail = reason(result.stderr) or f"git exited with status {result.returncode}"
-    return SourceError(f"{doing}: {detail}")
+    hint = None
+    if any(k in detail for k in ("could not read Username", "could not read Password",
+                                 "Permission denied", "Authentication failed")):
+        hint = ("boundary-audit never prompts for credentials: use an ssh agent or key, "
+                "or a URL that needs none")
+    return SourceError(f"{doing}: {detail}", hint=hint)
 
 
 _GENERIC = ("could not read from remote repository", "the remote end hung up unexpectedly")
 
 
 def reason(stderr: bytes) -> str:
-    """The informative line of git's stderr: the first specific `fatal:`/`error:` line.
+    """The informative line of git's stderr: the first specific `fatal:` line, else `error:` ...
 
     git often ends with boilerplate ("Could not read from remote repository. Please make sure
-    you have the correct access rights..."), so the last line is not the reason.
+    you have the correct access rights..."), so the last line is not the reason; a line that
+    ends with ':' continues on the next one (`unable to connect to HOST:` + errno line).
     """
     lines = [ln.strip() for ln in stderr.decode("utf-8", "replace").splitlines() if ln.strip()]
-    tagged = [ln for ln in lines if ln.startswith(("fatal:", "error:", "ssh:", "remote:"))]
-    specific = [ln for ln in tagged if not any(g in ln.lower() for g in _GENERIC)]
-    pick = (specific or tagged or lines or [""])[0]
+    ranked = []
+    for rank, prefixes in enumerate((("fatal:",), ("error:", "ssh:", "remote:"))):
+        for i, ln in enumerate(lines):
+            if ln.startswith(prefixes) and not any(g in ln.lower() for g in _GENERIC):
+                ranked.append((rank, i))
+    i = min(ranked)[1] if ranked else len(lines) - 1
+    if i < 0:
+        return ""
+    pick = lines[i]
+    if pick.endswith(":") and i + 1 < len(lines):
+        pick = f"{pick} {lines[i + 1]}"
     for prefix in ("fatal: ", "error: "):
         pick = pick.removeprefix(prefix)
     return pick

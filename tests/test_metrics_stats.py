@@ -196,6 +196,7 @@ def test_exact_bootstrap_by_hand() -> None:
     assert exact_bootstrap_ci(values) == Interval(Fraction(0), Fraction(1), Fraction(95, 100))
     half = exact_bootstrap_ci(values, level=Fraction(1, 2))
     assert (half.low, half.high) == (Fraction(0), Fraction(1, 2))
+    assert Fraction(1, 2) in half and Fraction(3, 4) not in half and 0.25 not in half
     tasks = exact_bootstrap_ci(values, scheme=Scheme.TASKS_WITHIN_FAMILIES)
     assert (tasks.low, tasks.high) == (Fraction(1, 2), Fraction(1, 2))  # nothing varies
 

@@ -51,6 +51,7 @@ class Interval:
     level: Fraction
 
     def __contains__(self, value: object) -> bool:
+        """Whether an exact number lies in [low, high]."""
         return isinstance(value, Fraction | int) and self.low <= value <= self.high
 
 

@@ -158,9 +158,11 @@ class Outcomes:
         object.__setattr__(self, "results", ordered)
 
     def __iter__(self) -> Iterator[TaskResult]:
+        """The results in task-id order."""
         return iter(self.results)
 
     def __len__(self) -> int:
+        """The number of tasks."""
         return len(self.results)
 
     @property

@@ -63,7 +63,8 @@ class ExecResult:
     """The outcome of running one argv in a sandbox."""
 
     exit_code: int | None
-    """Exit status; negative for a signal; None if the run was killed on timeout."""
+    """Exit status; None if the run was killed on timeout. A death by signal N is reported as
+    128+N on every backend (the shell convention: the in-sandbox reaper cannot tell them apart)."""
     stdout: bytes
     stderr: bytes
     timed_out: bool = False
@@ -127,6 +128,15 @@ class Sandbox(ABC):
         }
         env.update(ws.env)
         return env
+
+    def notices(self) -> tuple[str, ...]:
+        """Warnings to show the user when this backend is selected: missing isolation, limits
+        that could not be applied. Library code returns them; only the CLI prints them."""
+        return ()
+
+    def describe(self) -> str:
+        """A short label for reports, e.g. `bwrap 0.8.0` or `docker (image ...)`."""
+        return self.name
 
     def close(self) -> None:
         """Release backend-wide resources (a Docker engine, a container). Idempotent."""

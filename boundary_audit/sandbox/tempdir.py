@@ -1,21 +1,36 @@
-"""Plain-directory backend: a fresh temp dir per run and a killed process group, no isolation.
+"""Plain-directory backend: a fresh temp dir per run, limits and a thorough kill, no isolation.
 
-Used where bubblewrap cannot run. It cannot stop a hostile reply from writing outside the work
-dir, so selecting it prints a loud warning.
+Used where bubblewrap cannot run. A hostile reply *can* write anywhere the user can (there is
+no mount namespace), read the user's files and reach the network, so selecting this backend
+yields a loud notice. What it does guarantee, like the isolating backends:
+
+- a fresh workspace per run, the scrubbed environment of `Sandbox.base_env`, umask 022;
+- CPU / memory / file-size rlimits (prlimit) and a process-count limit that binds root (a pids
+  cgroup per run, where one can be created);
+- nothing left running after `run` returns: the run's process group is killed, then every
+  member of its cgroup (setsid and double-fork cannot leave it), then every process that still
+  carries the run's `BA_RUN_ID` marker in its environment (catches a process that moved itself
+  to another cgroup). `escaped_killed` counts what outlived the run's main process (or, on a
+  timeout, what had left its session).
 """
 
 from __future__ import annotations
 
-import os
-import shutil
-import tempfile
-import uuid
+import itertools
+import time
 from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
-from pathlib import Path
 
 from boundary_audit import _subprocess
-from boundary_audit.sandbox.interface import ExecResult, Sandbox, Workspace
+from boundary_audit.sandbox import _exec, _procfs, layout
+from boundary_audit.sandbox._cgroup import PidsCgroup, cgroup_parent
+from boundary_audit.sandbox._launch import limit_prefix, prlimit_path
+from boundary_audit.sandbox.interface import ExecResult, Limits, Sandbox, Workspace
+
+WARNING = (
+    "sandbox 'tempdir' gives NO isolation: a hostile reply can write outside its work dir, "
+    "read your files and reach the network; use bwrap or docker for untrusted replies"
+)
 
 
 class TempdirSandbox(Sandbox):
@@ -24,21 +39,33 @@ class TempdirSandbox(Sandbox):
     name = "tempdir"
     isolated = False
 
+    _runs = itertools.count()
+
+    def __init__(self, limits: Limits | None = None, *, fallback_reason: str | None = None) -> None:
+        super().__init__(limits)
+        self.fallback_reason = fallback_reason
+        """Why `auto` fell back to this backend (bwrap's failure), or None if chosen."""
+
+    def notices(self) -> tuple[str, ...]:
+        found = [WARNING]
+        if self.fallback_reason:
+            found.insert(0, f"falling back to sandbox 'tempdir': {self.fallback_reason}")
+        if cgroup_parent() is None:
+            found.append(
+                "no writable pids cgroup: the process-count limit does not bind root, and "
+                "escaped processes are found only by their BA_RUN_ID environment marker"
+            )
+        if prlimit_path() is None:
+            found.append("prlimit not found: CPU, memory and file-size limits are not applied")
+        return tuple(found)
+
     @contextmanager
     def workspace(self) -> Iterator[Workspace]:
-        root = Path(tempfile.mkdtemp(prefix="ba-run-"))
+        ws = layout.new_workspace(fixed_inner=False)
         try:
-            dirs = {n: root / n for n in ("work", "home", "obs", "bin", "tmp")}
-            for d in dirs.values():
-                d.mkdir()
-            yield Workspace(
-                run_id=uuid.uuid4().hex,
-                root=root,
-                **dirs,
-                **{f"inner_{n}": str(p) for n, p in dirs.items()},
-            )
+            yield ws
         finally:
-            shutil.rmtree(root, ignore_errors=True)
+            layout.remove_workspace(ws)
 
     def run(
         self,
@@ -49,25 +76,52 @@ class TempdirSandbox(Sandbox):
         timeout: float | None = None,
         env: Mapping[str, str] | None = None,
     ) -> ExecResult:
-        full_env = self.base_env(ws)
-        full_env.update(env or {})
-        old = os.umask(0o022)
+        full_env = {**self.base_env(ws), **(env or {})}
+        cgroup = PidsCgroup.create(f"{ws.run_id}-{next(self._runs)}", self.limits.max_procs)
+        marker = f"BA_RUN_ID={ws.run_id}".encode()
         try:
-            r = _subprocess.run(
-                argv,
-                timeout=timeout or self.limits.timeout_s,
-                input=stdin,
-                cwd=ws.work,
+            done = _exec.spawn(
+                [*limit_prefix(self.limits, cgroup), *argv],
                 env=full_env,
+                cwd=ws.work,
+                stdin=stdin,
+                timeout=timeout or self.limits.timeout_s,
                 output_cap=self.limits.output_bytes,
+                grace_s=self.limits.grace_s,
+                sweep=lambda pid, timed_out: self._sweep(pid, timed_out, cgroup, marker),
             )
         finally:
-            os.umask(old)
+            if cgroup is not None:
+                cgroup.remove(time.monotonic() + self.limits.grace_s)
         return ExecResult(
-            exit_code=None if r.timed_out else r.returncode,
-            stdout=r.stdout,
-            stderr=r.stderr,
-            timed_out=r.timed_out,
-            truncated=r.truncated,
-            duration_s=r.duration_s,
+            exit_code=_exec.signal_status(done.returncode),
+            stdout=done.stdout,
+            stderr=done.stderr,
+            timed_out=done.timed_out,
+            truncated=done.truncated,
+            duration_s=done.duration_s,
+            escaped_killed=done.escaped,
         )
+
+    def _sweep(
+        self, main_pid: int, timed_out: bool, cgroup: PidsCgroup | None, marker: bytes
+    ) -> int:
+        """Kill the group, the cgroup and the marked processes; count the escapees."""
+        suspects = set(_procfs.pids_with_marker(marker))
+        if cgroup is not None:
+            suspects.update(cgroup.members())
+        suspects.discard(main_pid)
+        escaped = [
+            p for p in _procfs.live(list(suspects)) if not timed_out or p.session != main_pid
+        ]
+        _subprocess.kill_group(main_pid)
+        deadline = time.monotonic() + self.limits.grace_s
+        while True:
+            if cgroup is not None:
+                cgroup.kill_all(deadline)
+            left = [p.pid for p in _procfs.live(_procfs.pids_with_marker(marker))]
+            if not left or time.monotonic() > deadline:
+                break
+            _procfs.sigkill(left)
+            time.sleep(0.002)
+        return len(escaped)

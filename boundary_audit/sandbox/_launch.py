@@ -1,0 +1,86 @@
+"""The small shell programs that stand between the host and a reply, and the limit prefix.
+
+Two pieces:
+
+- `limit_prefix`: host side. Joins the run's pids cgroup (`echo $$ > cgroup.procs`, then exec)
+  and applies RLIMIT_CPU / RLIMIT_AS / RLIMIT_FSIZE / RLIMIT_NPROC / no core files through
+  util-linux `prlimit`, which takes exact byte values (the shells' `ulimit` units differ).
+- `REAPER`: sandbox side, a bash program (bash because the status descriptor's number may
+  exceed 9, which dash cannot redirect), run as pid 1 of the run's own pid namespace (bwrap
+  `--as-pid-1`, a container's entry point). It runs the argv with the status descriptor
+  closed, counts the processes still alive in the namespace, kills them all (`kill -9 -1` is
+  safe only here, as pid 1 of a private namespace), writes `escaped N` on the status
+  descriptor and exits with the argv's status. Being pid 1, it survives a reply's own
+  `kill -9 -1`. Its own stderr goes to /dev/null (so no "Killed" notice of its own lands in
+  the reply's stderr); the argv gets the real one. Arguments: `STATUS INPUT ARGV...`, STATUS
+  a descriptor number or a file path (Docker cannot pass descriptors), INPUT `-` or a file to
+  read stdin from.
+"""
+
+from __future__ import annotations
+
+import functools
+import shutil
+
+from boundary_audit.sandbox._cgroup import PidsCgroup
+from boundary_audit.sandbox.interface import Limits
+
+JOIN_CGROUP = 'echo $$ > "$0" && exec "$@"'
+
+REAPER = r"""status=$1 input=$2; shift 2
+case $status in *[!0-9]*) exec {fd}>"$status" ;; *) fd=$status ;; esac
+case $input in -) ;; *) exec 0<"$input" ;; esac
+exec {err}>&2 2>/dev/null
+eval "\"\$@\" 2>&$err $err>&- $fd>&-"
+st=$?
+n=0
+for d in /proc/[0-9]*; do
+  p=${d#/proc/}
+  if [ "$p" = "$$" ]; then continue; fi
+  read -r line < "$d/stat" || continue
+  s=${line##*) }; s=${s%% *}
+  if [ "$s" != Z ]; then n=$((n+1)); fi
+done
+if [ "$n" -gt 0 ]; then kill -9 -1; fi
+echo "escaped $n" >&"$fd"
+exit "$st"
+"""
+
+
+@functools.cache
+def prlimit_path() -> str | None:
+    """util-linux prlimit on the host, or None (then only the cgroup and timeout apply)."""
+    return shutil.which("prlimit")
+
+
+def rlimit_argv(limits: Limits, prlimit: str = "prlimit") -> list[str]:
+    """`prlimit` options for `limits`, ending in `--`."""
+    return [
+        prlimit,
+        f"--cpu={limits.cpu_s}",
+        f"--as={limits.memory_bytes}",
+        f"--fsize={limits.file_bytes}",
+        f"--nproc={limits.max_procs}",
+        "--core=0",
+        "--",
+    ]
+
+
+def limit_prefix(limits: Limits, cgroup: PidsCgroup | None) -> list[str]:
+    """The host-side argv prefix that joins `cgroup` and applies the rlimits of `limits`."""
+    prefix: list[str] = []
+    if cgroup is not None:
+        prefix += ["/bin/sh", "-c", JOIN_CGROUP, str(cgroup.procs_file)]
+    tool = prlimit_path()
+    if tool is not None:
+        prefix += rlimit_argv(limits, tool)
+    return prefix
+
+
+def parse_escaped(status: str) -> int:
+    """The N of the reaper's `escaped N` line; 0 when the line is missing or malformed."""
+    for line in status.splitlines():
+        word, _, num = line.partition(" ")
+        if word == "escaped" and num.strip().isdigit():
+            return int(num)
+    return 0

@@ -1,0 +1,262 @@
+"""Docker backend: each run in a fresh container of a locally built image, via the SDK.
+
+The engine is the private one of `services.dockerd` (reused if it answers, started otherwise,
+stopped on `close()` if we started it); the image is built from the host's binaries by
+`services.images` (`docker import`, content-hash tag). Per run, one container:
+
+- entry point: the same bash reaper as bwrap, as the container's pid 1, writing its status to
+  `/.ba/status` and reading stdin from `/.ba/stdin` (a per-run control dir bound at /.ba);
+- the workspace root bound at /tmp, bin/ read-only at /tmp/bin (the fixed inner paths of
+  `layout`), cwd /tmp/work, the scrubbed environment;
+- `network_mode=none`, read-only root filesystem, all capabilities dropped,
+  no-new-privileges, logging driver `none` (output is streamed by attach, capped here);
+- limits through the API: `mem_limit` (= memswap), `pids_limit`, `nano_cpus` (one CPU),
+  rlimits cpu/fsize/core.
+
+On timeout the processes that left the reaper's session are counted from the container's pids
+cgroup, then the container is killed; it is always removed. The image holds no Python, so
+`host_programs` is False: transports that need an in-sandbox driver say they cannot run here.
+"""
+
+from __future__ import annotations
+
+import shutil
+import tempfile
+import threading
+import time
+from collections.abc import Iterator, Mapping, Sequence
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+
+from boundary_audit.errors import SandboxError
+from boundary_audit.sandbox import _procfs, layout
+from boundary_audit.sandbox._launch import REAPER, parse_escaped
+from boundary_audit.sandbox.interface import ExecResult, Limits, Sandbox, Workspace
+from boundary_audit.services.dockerd import Dockerd, DockerEngine
+from boundary_audit.services.images import ensure_image
+
+CTL = "/.ba"
+
+
+class DockerSandbox(Sandbox):
+    """Runs each argv in its own container, with the workspace bind-mounted at /tmp."""
+
+    name = "docker"
+    isolated = True
+    host_programs = False
+
+    def __init__(self, limits: Limits | None = None, *, engine: DockerEngine | None = None) -> None:
+        super().__init__(limits)
+        self._engine = engine
+        self._dockerd: Dockerd | None = None
+        self._client: Any = None
+        self.image = ""
+        self._lock = threading.Lock()
+
+    def start(self) -> None:
+        """Connect to (or start) the engine and make sure the image exists. Idempotent."""
+        with self._lock:
+            if self._client is not None:
+                return
+            import docker
+
+            if self._engine is None:
+                self._dockerd = Dockerd()
+                self._engine = self._dockerd.start()
+            try:
+                client = docker.DockerClient(
+                    base_url=self._engine.url, timeout=120, max_pool_size=16
+                )
+                client.ping()
+            except docker.errors.DockerException as exc:
+                raise SandboxError(
+                    f"docker: engine at {self._engine.url} does not answer: {exc}"
+                ) from exc
+            self.image = ensure_image(client)
+            self._client = client
+
+    def describe(self) -> str:
+        return f"docker ({self.image})" if self.image else self.name
+
+    def close(self) -> None:
+        with self._lock:
+            if self._client is not None:
+                self._client.close()
+                self._client = None
+            if self._dockerd is not None:
+                self._dockerd.stop()
+                self._dockerd = None
+
+    @contextmanager
+    def workspace(self) -> Iterator[Workspace]:
+        self.start()
+        ws = layout.new_workspace(fixed_inner=True)
+        try:
+            yield ws
+        finally:
+            layout.remove_workspace(ws)
+
+    def run(
+        self,
+        ws: Workspace,
+        argv: Sequence[str],
+        *,
+        stdin: bytes | None = None,
+        timeout: float | None = None,
+        env: Mapping[str, str] | None = None,
+    ) -> ExecResult:
+        self.start()
+        ctl = Path(tempfile.mkdtemp(prefix="ba-ctl-"))
+        try:
+            if stdin is not None:
+                (ctl / "stdin").write_bytes(stdin)
+            container = self._create(
+                ws, ctl, argv, stdin is not None, {**self.base_env(ws), **(env or {})}
+            )
+            try:
+                return self._execute(container, ctl, timeout or self.limits.timeout_s)
+            finally:
+                _remove(container)
+        finally:
+            shutil.rmtree(ctl, ignore_errors=True)
+
+    def _create(
+        self, ws: Workspace, ctl: Path, argv: Sequence[str], has_stdin: bool, env: dict[str, str]
+    ) -> Any:
+        import docker
+        from docker.types import LogConfig, Mount, Ulimit
+
+        lim = self.limits
+        command = ["/bin/bash", "-c", REAPER, "ba-reap", f"{CTL}/status",
+                   f"{CTL}/stdin" if has_stdin else "-", *argv]  # fmt: skip
+        try:
+            return self._client.containers.create(
+                self.image,
+                command=command,
+                environment=env,
+                working_dir=ws.inner_work,
+                hostname="sandbox",
+                user="0:0",
+                network_mode="none",
+                read_only=True,
+                cap_drop=["ALL"],
+                security_opt=["no-new-privileges"],
+                mounts=[
+                    Mount(layout.INNER_ROOT, str(ws.root), type="bind"),
+                    Mount(ws.inner_bin, str(ws.bin), type="bind", read_only=True),
+                    Mount(CTL, str(ctl), type="bind"),
+                ],
+                mem_limit=lim.memory_bytes,
+                memswap_limit=lim.memory_bytes,
+                pids_limit=lim.max_procs,
+                nano_cpus=1_000_000_000,
+                ulimits=[
+                    Ulimit(name="cpu", soft=lim.cpu_s, hard=lim.cpu_s),
+                    Ulimit(name="fsize", soft=lim.file_bytes, hard=lim.file_bytes),
+                    Ulimit(name="core", soft=0, hard=0),
+                ],
+                log_config=LogConfig(type="none"),
+                labels={"boundary-audit.run": ws.run_id},
+            )
+        except docker.errors.DockerException as exc:
+            raise SandboxError(f"docker: cannot create a container: {exc}") from exc
+
+    def _execute(self, container: Any, ctl: Path, timeout: float) -> ExecResult:
+        import docker
+
+        start = time.monotonic()
+        out = _AttachReader(container, self.limits.output_bytes)
+        try:
+            container.start()
+        except docker.errors.DockerException as exc:
+            raise SandboxError(f"docker: cannot start a container: {exc}") from exc
+        timed_out, code, escaped = False, None, 0
+        try:
+            code = container.wait(timeout=timeout)["StatusCode"]
+        except Exception:  # noqa: BLE001 - requests' ReadTimeout/ConnectionError: the timeout
+            timed_out = True
+            escaped = _escapees(container)
+            _kill(container)
+        out.thread.join(timeout=self.limits.grace_s)
+        if not timed_out:
+            try:
+                escaped = parse_escaped((ctl / "status").read_text("ascii", "replace"))
+            except OSError:
+                escaped = 0
+        return ExecResult(
+            exit_code=code,
+            stdout=bytes(out.stdout),
+            stderr=bytes(out.stderr),
+            timed_out=timed_out,
+            truncated=out.truncated,
+            duration_s=time.monotonic() - start,
+            escaped_killed=escaped,
+        )
+
+
+class _AttachReader:
+    """Streams a container's demultiplexed stdout/stderr on a thread, capped per stream."""
+
+    def __init__(self, container: Any, cap: int) -> None:
+        self.stdout, self.stderr = bytearray(), bytearray()
+        self.truncated = False
+        self._cap = cap
+        self._stream = container.attach(
+            stdout=True, stderr=True, stream=True, demux=True, logs=False
+        )
+        self.thread = threading.Thread(target=self._drain, daemon=True)
+        self.thread.start()
+
+    def _drain(self) -> None:
+        try:
+            for out, err in self._stream:
+                self._keep(self.stdout, out)
+                self._keep(self.stderr, err)
+        except Exception:  # noqa: BLE001 - the connection closes when the container is killed
+            pass
+
+    def _keep(self, sink: bytearray, chunk: bytes | None) -> None:
+        if not chunk:
+            return
+        room = self._cap - len(sink)
+        if room > 0:
+            sink += chunk[:room]
+        if len(chunk) > room:
+            self.truncated = True
+
+
+def _escapees(container: Any) -> int:
+    """Processes in the container's pids cgroup that left its pid 1's session."""
+    try:
+        container.reload()
+        init = int(container.attrs["State"]["Pid"])
+        line = next(ln for ln in Path(f"/proc/{init}/cgroup").read_text().splitlines()
+                    if ln.split(":")[1] == "pids")  # fmt: skip
+        procs = Path("/sys/fs/cgroup/pids") / line.split(":", 2)[2].lstrip("/") / "cgroup.procs"
+        members = _procfs.live([int(p) for p in procs.read_text().split()])
+    except (OSError, StopIteration, ValueError, KeyError, IndexError):
+        return 0
+    info = _procfs.read_proc(init)
+    own = {init, info.session if info else init}
+    return sum(1 for p in members if p.pid != init and p.session not in own)
+
+
+def _kill(container: Any) -> None:
+    try:
+        container.kill()
+        container.wait(timeout=30)
+    except Exception:  # noqa: BLE001 - already dead, or removed below anyway
+        pass
+
+
+def _remove(container: Any) -> None:
+    try:
+        container.remove(force=True)
+    except Exception as exc:  # noqa: BLE001
+        import docker
+
+        if not isinstance(exc, docker.errors.NotFound):
+            raise SandboxError(
+                f"docker: cannot remove container {container.id[:12]}: {exc}"
+            ) from exc

@@ -1,0 +1,75 @@
+"""Where a workspace lives on the host and where the sandboxed process sees it.
+
+Host side, every backend creates one fresh directory per workspace::
+
+    <root>/            ba-run-XXXX under the host temp dir, mode 0700
+      work/            the reply's cwd; the validator inspects it
+      home/            $HOME
+      obs/             recorders write here ($BA_OBS), outside work/ so never collateral
+      bin/             helper programs, first on PATH; read-only inside isolating backends
+
+Inside the isolating backends (bwrap, docker) the root is bound at **/tmp**, so the inner
+paths are fixed and outputs are identical across runs and machines::
+
+    /tmp = TMPDIR, /tmp/work (cwd), /tmp/home (HOME), /tmp/obs (BA_OBS), /tmp/bin (ro, on PATH)
+
+`/tmp` is therefore private to the run, and what a reply leaves there (mktemp files) stays
+inspectable on the host until the workspace is removed. The plain-directory backend cannot
+move paths, so its inner paths are the host paths.
+"""
+
+from __future__ import annotations
+
+import shutil
+import tempfile
+import uuid
+from pathlib import Path
+
+from boundary_audit.sandbox.interface import Workspace
+
+SUBDIRS = ("work", "home", "obs", "bin")
+INNER_ROOT = "/tmp"
+
+
+def new_workspace(*, fixed_inner: bool, parent: Path | None = None) -> Workspace:
+    """Create the host directories of a fresh workspace; inner paths fixed under /tmp or not."""
+    root = Path(tempfile.mkdtemp(prefix="ba-run-", dir=parent))
+    for name in SUBDIRS:
+        (root / name).mkdir()
+    inner = Path(INNER_ROOT) if fixed_inner else root
+    return Workspace(
+        run_id=uuid.uuid4().hex,
+        root=root,
+        work=root / "work",
+        home=root / "home",
+        obs=root / "obs",
+        bin=root / "bin",
+        tmp=root,
+        inner_work=str(inner / "work"),
+        inner_home=str(inner / "home"),
+        inner_obs=str(inner / "obs"),
+        inner_bin=str(inner / "bin"),
+        inner_tmp=str(inner),
+    )
+
+
+def remove_workspace(ws: Workspace) -> None:
+    """Delete the workspace's host directories, whatever a reply did to their modes."""
+    _rmtree(ws.root)
+
+
+def _rmtree(root: Path) -> None:
+    try:
+        shutil.rmtree(root)
+        return
+    except FileNotFoundError:
+        return
+    except OSError:
+        pass
+    for path in sorted(root.rglob("*"), key=lambda p: len(p.parts)):
+        try:
+            if path.is_dir() and not path.is_symlink():
+                path.chmod(0o700)
+        except OSError:
+            pass
+    shutil.rmtree(root, ignore_errors=True)

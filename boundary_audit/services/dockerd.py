@@ -1,0 +1,175 @@
+"""A Docker engine on a private socket: reuse the one running there, or start and own one.
+
+No engine runs by default on the machines boundary-audit targets, and the system socket
+(/var/run/docker.sock) may belong to someone else. So the engine lives in a state directory
+of its own (default `<user cache>/boundary-audit/dockerd`, or `BOUNDARY_AUDIT_DOCKERD_DIR`):
+
+    docker.sock   the API socket          data/   --data-root (images, containers)
+    dockerd.pid   --pidfile               exec/   --exec-root (containerd state)
+    daemon.json   an empty --config-file  dockerd.log
+
+started as `dockerd --iptables=false --bridge=none` (containers run with `--network none`
+anyway, and the host's firewall is left alone). `Dockerd.start()` first pings the socket:
+an engine already answering there is reused and left running on `stop()`; one we started is
+stopped (SIGTERM, then SIGKILL of its process group). A file lock keeps two boundary-audit
+processes from starting two engines on one directory.
+"""
+
+from __future__ import annotations
+
+import fcntl
+import hashlib
+import os
+import shutil
+import socket
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+import platformdirs
+
+from boundary_audit.errors import EnvironmentUnavailable
+from boundary_audit.services import DaemonProcess
+
+ENV_DIR = "BOUNDARY_AUDIT_DOCKERD_DIR"
+MAX_SOCKET_PATH = 100
+
+
+@dataclass(frozen=True)
+class DockerEngine:
+    """An engine that answers on `socket`."""
+
+    socket: Path
+
+    @property
+    def url(self) -> str:
+        """The base URL for the docker SDK and DOCKER_HOST."""
+        return f"unix://{self.socket}"
+
+
+def default_state_dir() -> Path:
+    """Where the private engine keeps its socket and data unless told otherwise."""
+    override = os.environ.get(ENV_DIR)
+    if override:
+        return Path(override)
+    return platformdirs.user_cache_path("boundary-audit") / "dockerd"
+
+
+def ping(sock: Path, timeout: float = 2.0) -> bool:
+    """True if a Docker engine answers `GET /_ping` with OK on the unix socket `sock`."""
+    try:
+        with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as s:
+            s.settimeout(timeout)
+            s.connect(str(sock))
+            s.sendall(b"GET /_ping HTTP/1.0\r\nHost: docker\r\n\r\n")
+            reply = b""
+            while chunk := s.recv(4096):
+                reply += chunk
+    except OSError:
+        return False
+    return reply.startswith(b"HTTP/1.") and reply.rstrip().endswith(b"OK")
+
+
+class Dockerd:
+    """The private engine of one state directory."""
+
+    def __init__(self, state_dir: Path | None = None) -> None:
+        self.state_dir = (state_dir or default_state_dir()).absolute()
+        self.socket = _socket_path(self.state_dir)
+        self._daemon: DaemonProcess | None = None
+
+    @property
+    def engine(self) -> DockerEngine:
+        """The engine's address (valid once `start` returned)."""
+        return DockerEngine(self.socket)
+
+    @property
+    def owned(self) -> bool:
+        """True when this object started the engine (and so stops it)."""
+        return self._daemon is not None
+
+    def start(self, timeout: float = 60.0) -> DockerEngine:
+        """Reuse the engine answering on the private socket, or start one and wait for it."""
+        if ping(self.socket):
+            return self.engine
+        program = shutil.which("dockerd") or _sbin("dockerd")
+        if program is None:
+            raise EnvironmentUnavailable(
+                "dockerd is not installed", hint="apt-get install docker.io"
+            )
+        self.state_dir.mkdir(parents=True, exist_ok=True)
+        with open(self.state_dir / "lock", "w") as lock:
+            fcntl.flock(lock, fcntl.LOCK_EX)
+            if not ping(self.socket):
+                self._spawn(program, timeout)
+        return self.engine
+
+    def _spawn(self, program: str, timeout: float) -> None:
+        self._clear_stale_pidfile()
+        self.socket.parent.mkdir(parents=True, exist_ok=True)
+        config = self.state_dir / "daemon.json"
+        config.write_text("{}\n")
+        self._daemon = DaemonProcess(
+            [
+                program,
+                f"--host=unix://{self.socket}",
+                f"--data-root={self.state_dir / 'data'}",
+                f"--exec-root={self.state_dir / 'exec'}",
+                f"--pidfile={self.state_dir / 'dockerd.pid'}",
+                f"--config-file={config}",
+                "--iptables=false",
+                "--bridge=none",
+            ],
+            log=self.state_dir / "dockerd.log",
+        )
+        deadline = time.monotonic() + timeout
+        while not ping(self.socket, timeout=1.0):
+            if not self._daemon.running() or time.monotonic() > deadline:
+                why = self._daemon.log_tail() or "no answer on its socket"
+                self.stop()
+                raise EnvironmentUnavailable(
+                    f"dockerd did not start: {why}", hint=f"see {self.state_dir / 'dockerd.log'}"
+                )
+            time.sleep(0.1)
+
+    def _clear_stale_pidfile(self) -> None:
+        pidfile = self.state_dir / "dockerd.pid"
+        try:
+            pid = int(pidfile.read_text().strip())
+        except (OSError, ValueError):
+            return
+        try:
+            comm = Path(f"/proc/{pid}/comm").read_text().strip()
+        except OSError:
+            comm = ""
+        if comm != "dockerd":
+            pidfile.unlink(missing_ok=True)
+
+    def stop(self) -> None:
+        """Stop the engine if this object started it; a reused engine keeps running."""
+        if self._daemon is not None:
+            self._daemon.stop()
+            self._daemon = None
+
+    def __enter__(self) -> Dockerd:
+        self.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.stop()
+
+
+def _socket_path(state_dir: Path) -> Path:
+    """`state_dir/docker.sock`, or a short path under /tmp when that exceeds sun_path."""
+    sock = state_dir / "docker.sock"
+    if len(str(sock)) <= MAX_SOCKET_PATH:
+        return sock
+    digest = hashlib.sha256(str(state_dir).encode()).hexdigest()[:12]
+    return Path("/tmp") / f"ba-dockerd-{digest}" / "docker.sock"
+
+
+def _sbin(name: str) -> str | None:
+    for d in ("/usr/sbin", "/sbin", "/usr/local/sbin"):
+        if os.access(f"{d}/{name}", os.X_OK):
+            return f"{d}/{name}"
+    return None

@@ -12,7 +12,8 @@ One `bwrap` per run with:
 - secrets hidden: empty tmpfs over /root, /home, the caller's $HOME, /run (Docker and other
   daemons' sockets), /var/tmp; /dev/null over /etc/shadow, /etc/gshadow and the SSH host keys.
   The Python installation running boundary-audit is re-exposed read-only when it lives in a
-  hidden directory, so in-sandbox drivers (`sys.executable -m ...`) keep working.
+  hidden directory, so in-sandbox drivers (`sys.executable -m ...`) keep working; so are the
+  paths given to `Sandbox.expose` (a real harness's venv and its interpreter).
 
 Limits: prlimit rlimits and a pids cgroup per run (host side, see `_launch`). Teardown: the
 reaper counts and kills what outlived the reply; on a timeout the process group, the namespace
@@ -141,9 +142,11 @@ class BwrapSandbox(Sandbox):
 
     def bwrap_argv(self, ws: Workspace) -> list[str]:
         """The bwrap command line up to (and including) `--`, for workspace `ws`."""
+        exposed = [a for p in self.exposed for a in ("--ro-bind", p, p)]
         return [
             shutil.which("bwrap") or "bwrap",
             *static_args(),
+            *exposed,
             "--bind", str(ws.root), layout.INNER_ROOT,
             "--ro-bind", str(ws.bin), ws.inner_bin,
             "--chdir", ws.inner_work,

@@ -8,8 +8,9 @@ workspace's host paths.
 
 from __future__ import annotations
 
+import os
 from abc import ABC, abstractmethod
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -86,8 +87,24 @@ class Sandbox(ABC):
     host_programs: ClassVar[bool] = True
     """True when host binaries and this Python (sys.executable) are usable inside."""
 
+    _exposed: frozenset[str] = frozenset()
+
     def __init__(self, limits: Limits | None = None) -> None:
         self.limits = limits or Limits()
+
+    def expose(self, paths: Iterable[str | Path]) -> None:
+        """Make host paths readable (never writable) inside this backend's later runs.
+
+        For drivers that run a program installed outside the tool's own Python, e.g. a real
+        harness's virtual environment and its base interpreter. Backends that hide parts of the
+        host file system bind these paths back read-only; the others see them anyway.
+        """
+        self._exposed = self._exposed | {os.path.realpath(p) for p in paths}
+
+    @property
+    def exposed(self) -> tuple[str, ...]:
+        """The host paths passed to `expose`, resolved and sorted."""
+        return tuple(sorted(self._exposed))
 
     @abstractmethod
     @contextmanager

@@ -147,11 +147,13 @@ def _toml(data: bytes, origin: str) -> dict[str, Any]:
         raise ConfigError(f"{origin}: invalid TOML: {exc}") from None
 
 
-def config_from_bytes(data: bytes, *, origin: str, known_codes: Collection[str]) -> Config:
+def config_from_bytes(data: bytes, *, origin: str, known_codes: Collection[str],
+                      pyproject: bool | None = None) -> Config:
     """A config from a file's bytes: a pyproject.toml (its `[tool.boundary-audit]` table, if
-    any) when `origin` ends with pyproject.toml, else a boundary-audit.toml."""
+    any) when `pyproject` (default: `origin` is named pyproject.toml), else a
+    boundary-audit.toml."""
     doc = _toml(data, origin)
-    if Path(origin).name != PYPROJECT:
+    if not (Path(origin).name == PYPROJECT if pyproject is None else pyproject):
         return parse_config(doc, origin=origin, known_codes=known_codes)
     tool = doc.get("tool", {})
     table = tool.get("boundary-audit") if isinstance(tool, dict) else None
@@ -183,7 +185,8 @@ def discover_config(read: Callable[[str], bytes | None], *, known_codes: Collect
         if data is None:
             continue
         try:
-            config = config_from_bytes(data, origin=f"{where}{name}", known_codes=known_codes)
+            config = config_from_bytes(data, origin=f"{where}{name}", known_codes=known_codes,
+                                       pyproject=name == PYPROJECT)
         except ConfigError as exc:
             raise ConfigError(exc.message, hint="the scanned repository's own configuration is "
                               "invalid; pass --config FILE to use another one") from None

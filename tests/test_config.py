@@ -102,11 +102,13 @@ def test_broken_toml_and_encoding_are_one_line_errors(tmp_path: Path) -> None:
 
 def test_discovery_prefers_boundary_audit_toml() -> None:
     files = {"boundary-audit.toml": b"[checks.BA101]\ndisable = true\n",
-             "pyproject.toml": b"[tool.boundary-audit.checks.BA102]\ndisable = true\n"}
+             "pyproject.toml": b"[project]\nname = 'x'\n[tool.boundary-audit.checks.BA102]\n"
+                               b"disable = true\n"}
     both = discover_config(files.get, known_codes=CODES, where="abc1234:")
     assert (both.origin, both.disabled) == ("abc1234:boundary-audit.toml", frozenset({"BA101"}))
-    only_py = discover_config({"pyproject.toml": files["pyproject.toml"]}.get, known_codes=CODES)
-    assert (only_py.origin, only_py.disabled) == ("pyproject.toml", frozenset({"BA102"}))
+    only_py = discover_config({"pyproject.toml": files["pyproject.toml"]}.get, known_codes=CODES,
+                              where="abc1234:")
+    assert (only_py.origin, only_py.disabled) == ("abc1234:pyproject.toml", frozenset({"BA102"}))
     assert discover_config({}.get, known_codes=CODES) == Config()
     plain_py = discover_config({"pyproject.toml": b"[project]\n"}.get, known_codes=CODES)
     assert plain_py == Config()

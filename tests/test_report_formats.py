@@ -82,9 +82,8 @@ def test_terminal_lists_only_active_findings_and_counts_the_rest() -> None:
         assert hidden not in text
     assert ("4 active (2 high, 1 medium, 1 info); 3 suppressed (1 inline, 1 config, 1 baseline); "
             "3 model-controlled; 14 files scanned (python 9, shell 2, typescript 3)\n") in text
-    assert text.endswith(
-        f"scanned example/agent-harness@{sample.SHA}: 7 findings (3 suppressed, 2 below "
-        "threshold), 2 files skipped\n")
+    assert text.endswith("skipped (2):\n  assets/logo.png: binary\n"
+                         "  data/huge.json: too large (3.1 MB > 2 MB)\n")
 
 
 def test_terminal_without_findings() -> None:
@@ -93,8 +92,10 @@ def test_terminal_without_findings() -> None:
         "no active findings",
         "0 active; 0 suppressed; 0 model-controlled; 14 files scanned (python 9, shell 2, "
         "typescript 3)",
-        f"scanned example/agent-harness@{sample.SHA}: 0 findings (0 suppressed), 0 files skipped",
     ]
+    one = TerminalFormat().render(sample.report(findings=(), skipped=(), files_scanned=1,
+                                                languages={"go": 1}))
+    assert one.splitlines()[-1] == "0 active; 0 suppressed; 0 model-controlled; 1 file scanned (go 1)"
 
 
 def test_terminal_caps_the_skipped_list() -> None:

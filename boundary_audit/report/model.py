@@ -110,6 +110,9 @@ class ScanReport:
     filtered: int = 0
     command: str = ""
     """The shell command that regenerates this report (shlex-joined argv)."""
+    notes: tuple[str, ...] = ()
+    """Things the user should know about the checkout (e.g. uncommitted changes not scanned);
+    the CLI prints them on stderr, renderers leave them out."""
 
     def __post_init__(self) -> None:
         fix = object.__setattr__
@@ -171,7 +174,8 @@ class ScanReport:
         )
 
 
-def _plural(n: int, word: str) -> str:
+def plural(n: int, word: str) -> str:
+    """`1 file`, `2 files`."""
     return f"{n} {word}" if n == 1 else f"{n} {word}s"
 
 
@@ -182,6 +186,6 @@ def summary_line(report: ScanReport) -> str:
     extra = [f"{s.suppressed} suppressed"]
     if s.filtered:
         extra.append(f"{s.filtered} below threshold")
-    skipped = f"{_plural(s.files_skipped, 'file')} skipped"
-    findings = f"{_plural(s.findings, 'finding')} ({', '.join(extra)})"
+    skipped = f"{plural(s.files_skipped, 'file')} skipped"
+    findings = f"{plural(s.findings, 'finding')} ({', '.join(extra)})"
     return f"scanned {report.target_name}{at}: {findings}, {skipped}"

@@ -3,7 +3,7 @@
 Rendered into a string through a private rich `Console` whose environment is empty, so the
 same report gives the same text whatever the caller's terminal, `COLUMNS` or `NO_COLOR`; only
 the `color` and `width` arguments change it. Suppressed findings are counted, not listed (the
-machine formats list them).
+machine formats list them). The one-line summary with the full sha is the CLI's stderr line.
 """
 
 from __future__ import annotations
@@ -17,7 +17,7 @@ from rich.text import Text
 
 from boundary_audit.finding import Finding
 from boundary_audit.report.interface import ReportFormat
-from boundary_audit.report.model import ScanReport, summary_line
+from boundary_audit.report.model import ScanReport, plural
 
 _SEVERITY_STYLE = {"high": "bold red", "medium": "yellow", "low": "cyan", "info": "dim"}
 MAX_SKIPPED_SHOWN = 20
@@ -55,7 +55,7 @@ def _counts(report: ScanReport) -> str:
     by_kind = ", ".join(f"{n} {k}" for k, n in s.suppressed_by.items() if n)
     suppressed = f"{s.suppressed} suppressed" + (f" ({by_kind})" if by_kind else "")
     langs = ", ".join(f"{k} {v}" for k, v in report.languages.items())
-    files = f"{s.files_scanned} files scanned" + (f" ({langs})" if langs else "")
+    files = f"{plural(s.files_scanned, 'file')} scanned" + (f" ({langs})" if langs else "")
     return f"{active}; {suppressed}; {s.active_model_controlled} model-controlled; {files}"
 
 
@@ -93,5 +93,4 @@ class TerminalFormat(ReportFormat):
             if len(report.skipped) > MAX_SKIPPED_SHOWN:
                 rest = len(report.skipped) - MAX_SKIPPED_SHOWN
                 line(f"  … and {rest} more (see --format json)")
-        line(Text(summary_line(report), style="bold"))
         return buf.getvalue()

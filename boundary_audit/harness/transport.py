@@ -151,10 +151,11 @@ class HarnessTransport(Transport):
 
     def drive(self, reply: str, ws: Workspace, sandbox: Sandbox) -> DriverOutcome:
         """Run `reply` through the real harness in `ws` and return what the harness reported."""
-        python = require(self.spec).python
+        found = require(self.spec)
+        sandbox.expose([found.path, Path(found.base_python).parent.parent])
         script = scripts_dir() / "driver_main.py"
         params = json.dumps(self.driver_params(ws), sort_keys=True)
-        argv = [str(python), "-I", "-B", str(script), self.spec.name, params]
+        argv = [str(found.python), "-I", "-B", str(script), self.spec.name, params]
         try:
             proc = sandbox.run(
                 ws,

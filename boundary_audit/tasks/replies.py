@@ -1,0 +1,144 @@
+"""Reply sets: the commands a run feeds through a transport, per task.
+
+Built in: `oracle` and `naive` (the replies stored with each task). Otherwise a JSONL file,
+one JSON object per line:
+
+    {"task_id": "write-file-t3", "reply": "printf ...", "reply_id": "r1", "model": "m", "contract": "raw"}
+
+`task_id` and `reply` are required; `reply_id` (default `line<N>`), `model` (default none),
+`contract` (`raw` or `disclosed`, default `raw`) and `meta` (any JSON object, carried along)
+are optional. Blank lines are skipped. Any other problem (bad JSON, a missing or misspelt key,
+a wrong type, an unknown task id, a repeated (task_id, reply_id)) is a ProbeError naming
+`file:line` (exit code 4), and nothing is run.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from boundary_audit.errors import ProbeError
+from boundary_audit.tasks.model import Task
+
+BUILTIN_SETS = ("oracle", "naive")
+CONTRACTS = ("raw", "disclosed")
+_KEYS = ("task_id", "reply", "reply_id", "model", "contract", "meta")
+
+
+@dataclass(frozen=True)
+class Reply:
+    """One reply to one task."""
+
+    task_id: str
+    reply: str
+    reply_id: str
+    model: str | None = None
+    contract: str = "raw"
+    """`raw` (the model was not told about the boundary) or `disclosed` (it was)."""
+    meta: str = "{}"
+    """The line's `meta` object, as canonical JSON text (kept hashable)."""
+
+
+@dataclass(frozen=True)
+class ReplySet:
+    """A named collection of replies; `name` is `oracle`, `naive`, or the file's name."""
+
+    name: str
+    replies: tuple[Reply, ...]
+
+    def for_task(self, task_id: str) -> tuple[Reply, ...]:
+        """The replies for `task_id`, in file order."""
+        return tuple(r for r in self.replies if r.task_id == task_id)
+
+    def restricted(self, tasks: Iterable[Task]) -> ReplySet:
+        """The same set keeping only replies to `tasks` (e.g. after --select)."""
+        ids = {t.id for t in tasks}
+        return ReplySet(self.name, tuple(r for r in self.replies if r.task_id in ids))
+
+
+def load_reply_set(spec: str | Path, tasks: Sequence[Task]) -> ReplySet:
+    """`oracle`, `naive`, or the path of a JSONL reply file checked against `tasks`' ids."""
+    if isinstance(spec, str) and spec in BUILTIN_SETS:
+        return builtin_reply_set(spec, tasks)
+    return read_jsonl(Path(spec), {t.id for t in tasks})
+
+
+def builtin_reply_set(name: str, tasks: Sequence[Task]) -> ReplySet:
+    """The oracle or naive reply of every task."""
+    if name not in BUILTIN_SETS:
+        raise ProbeError(f"unknown reply set {name!r} (built in: {', '.join(BUILTIN_SETS)})")
+    return ReplySet(name, tuple(Reply(t.id, getattr(t, name), name) for t in tasks))
+
+
+def read_jsonl(path: Path, known_ids: set[str]) -> ReplySet:
+    """Parse and check a JSONL reply file."""
+    try:
+        raw = path.read_bytes()
+    except OSError as exc:
+        raise ProbeError(f"{path}: cannot read reply file: {exc.strerror or exc}") from None
+    replies: list[Reply] = []
+    seen: dict[tuple[str, str], int] = {}
+    for lineno, line in enumerate(raw.split(b"\n"), start=1):
+        if not line.strip():
+            continue
+        reply = _parse_line(path, lineno, line, known_ids)
+        key = (reply.task_id, reply.reply_id)
+        if key in seen:
+            raise ProbeError(
+                f"{path}:{lineno}: reply_id {reply.reply_id!r} for task {reply.task_id!r} "
+                f"repeats line {seen[key]}"
+            )
+        seen[key] = lineno
+        replies.append(reply)
+    if not replies:
+        raise ProbeError(f"{path}: no replies (expected one JSON object per line)")
+    return ReplySet(path.name, tuple(replies))
+
+
+def _parse_line(path: Path, lineno: int, line: bytes, known_ids: set[str]) -> Reply:
+    where = f"{path}:{lineno}"
+    try:
+        obj = json.loads(line.decode("utf-8"))
+    except UnicodeDecodeError as exc:
+        raise ProbeError(f"{where}: not UTF-8 (byte {exc.start})") from None
+    except json.JSONDecodeError as exc:
+        raise ProbeError(f"{where}: invalid JSON: {exc.msg} (column {exc.colno})") from None
+    if not isinstance(obj, dict):
+        raise ProbeError(f"{where}: expected a JSON object, got {type(obj).__name__}")
+    unknown = sorted(set(obj) - set(_KEYS))
+    if unknown:
+        raise ProbeError(f"{where}: unknown key {unknown[0]!r} (allowed: {', '.join(_KEYS)})")
+    task_id = _str(obj, "task_id", where, required=True)
+    if task_id not in known_ids:
+        raise ProbeError(f"{where}: unknown task id {task_id!r}", hint="`boundary-audit tasks list` shows the ids")
+    contract = _str(obj, "contract", where) or "raw"
+    if contract not in CONTRACTS:
+        raise ProbeError(f"{where}: contract {contract!r} is not one of {', '.join(CONTRACTS)}")
+    meta = obj.get("meta", {})
+    if not isinstance(meta, dict):
+        raise ProbeError(f"{where}: meta must be a JSON object")
+    reply_id = _str(obj, "reply_id", where)
+    if reply_id == "":
+        raise ProbeError(f"{where}: reply_id must not be empty")
+    return Reply(
+        task_id=task_id,
+        reply=_str(obj, "reply", where, required=True) or "",
+        reply_id=reply_id or f"line{lineno}",
+        model=_str(obj, "model", where),
+        contract=contract,
+        meta=json.dumps(meta, sort_keys=True, ensure_ascii=False),
+    )
+
+
+def _str(obj: dict[str, Any], key: str, where: str, *, required: bool = False) -> str | None:
+    if key not in obj or obj[key] is None:
+        if required:
+            raise ProbeError(f"{where}: missing {key!r}")
+        return None
+    value = obj[key]
+    if not isinstance(value, str):
+        raise ProbeError(f"{where}: {key!r} must be a string, got {type(value).__name__}")
+    return value

@@ -1,0 +1,177 @@
+"""The declarative validator: decide pass/fail from the exact final state of one run.
+
+Checks, in the order their problems are reported: the run did not time out; the work dir
+holds exactly the expected tree (`tree.compare_tree`); the fixture repository's HEAD history
+and tree; the calls recorded by argv recorders; the environment seen by env recorders; stdout.
+A failing verdict's reason lists the first three problems (each saying exactly what differed:
+byte offset with escaped excerpts, the unexpected or missing path, the argv index) and how
+many more there were.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from dataclasses import dataclass
+from pathlib import Path
+
+from boundary_audit.sandbox.interface import ExecResult, Workspace
+from boundary_audit.tasks import gitops
+from boundary_audit.tasks.diff import describe_difference, quoted
+from boundary_audit.tasks.helpers import split_records
+from boundary_audit.tasks.model import ArgvCheck, EnvCheck, GitCheck, StdoutCheck, Task
+from boundary_audit.tasks.tree import compare_tree, show
+
+SHOWN_PROBLEMS = 3
+
+
+@dataclass(frozen=True)
+class Verdict:
+    """Whether a run reached the task's exact target state; `reason` says why not ("ok" if so)."""
+
+    passed: bool
+    reason: str
+
+    @classmethod
+    def from_problems(cls, problems: list[str]) -> Verdict:
+        """Pass when there are no problems, else fail with the first few as the reason."""
+        if not problems:
+            return cls(True, "ok")
+        reason = "; ".join(problems[:SHOWN_PROBLEMS])
+        if len(problems) > SHOWN_PROBLEMS:
+            reason += f" (+{len(problems) - SHOWN_PROBLEMS} more)"
+        return cls(False, reason)
+
+
+def validate(task: Task, ws: Workspace, result: ExecResult) -> Verdict:
+    """Compare the state `result` left in `ws` with `task.validator`."""
+    return Verdict.from_problems(problems(task, ws, result))
+
+
+def problems(task: Task, ws: Workspace, result: ExecResult) -> list[str]:
+    """Every difference between the run's final state and the expected one."""
+    found: list[str] = []
+    if result.timed_out:
+        found.append(f"timed out after {result.duration_s:.1f}s")
+    found.extend(compare_tree(task, ws.work))
+    v = task.validator
+    if v.git is not None:
+        found.extend(check_git(v.git, ws.work))
+    for argv in v.argv:
+        found.extend(check_argv(argv, ws.obs))
+    for env in v.env:
+        found.extend(check_env(env, ws.obs))
+    if v.stdout is not None:
+        found.extend(check_stdout(v.stdout, result.stdout))
+    return found
+
+
+def recorded(obs: Path, program: str, ext: str) -> list[Path]:
+    """The recorder files of `program` in call order (`calls/<program>.<n>.<ext>`)."""
+    calls = obs / "calls"
+    pattern = re.compile(rf"{re.escape(program)}\.(\d+)\.{ext}")
+    found = []
+    if calls.is_dir():
+        for name in os.listdir(calls):
+            m = pattern.fullmatch(name)
+            if m:
+                found.append((int(m.group(1)), calls / name))
+    return [p for _, p in sorted(found)]
+
+
+def check_argv(check: ArgvCheck, obs: Path) -> list[str]:
+    """The recorder `check.program` was called exactly as `check.calls` says."""
+    files = recorded(obs, check.program, "argv")
+    if len(files) != len(check.calls):
+        return [f"{check.program} was called {len(files)} time(s), expected {len(check.calls)}"]
+    problems = []
+    for i, (path, want) in enumerate(zip(files, check.calls, strict=True)):
+        data = path.read_bytes()
+        if data and not data.endswith(b"\0"):
+            problems.append(f"{check.program} call #{i + 1}: record is truncated")
+            continue
+        problems.extend(_compare_args(f"{check.program} call #{i + 1}", want, split_records(data)))
+    return problems
+
+
+def _compare_args(label: str, want: tuple[bytes, ...], got: tuple[bytes, ...]) -> list[str]:
+    for j, (w, g) in enumerate(zip(want, got, strict=False)):
+        if w != g:
+            return [f"{label}: argv[{j + 1}]: {describe_difference(w, g)}"]
+    if len(got) > len(want):
+        extra = ", ".join(quoted(a, 30) for a in got[len(want) :][:4])
+        return [f"{label}: {len(got)} arguments, expected {len(want)} (extra from argv[{len(want) + 1}]: {extra})"]
+    if len(got) < len(want):
+        missing = ", ".join(quoted(a, 30) for a in want[len(got) :][:4])
+        return [f"{label}: {len(got)} arguments, expected {len(want)} (missing from argv[{len(got) + 1}]: {missing})"]
+    return []
+
+
+def check_env(check: EnvCheck, obs: Path) -> list[str]:
+    """The env recorder `check.program` ran once and saw exactly the expected variables."""
+    files = recorded(obs, check.program, "env")
+    if len(files) != 1:
+        return [f"{check.program} was called {len(files)} time(s), expected 1"]
+    seen: dict[str, bytes] = {}
+    for record in split_records(files[0].read_bytes()):
+        name, _, value = record.partition(b"=")
+        seen[name.decode("ascii", "replace")] = value
+    problems = []
+    for name, want in check.vars:
+        if name not in seen:
+            problems.append(f"{check.program}: {name} is not set, expected {quoted(want)}")
+        elif seen[name] != want:
+            problems.append(f"{check.program}: {name}: {describe_difference(want, seen[name])}")
+    problems.extend(f"{check.program}: {name} is set to {quoted(seen[name])}, expected unset"
+                    for name in check.unset if name in seen)
+    return problems
+
+
+def check_git(check: GitCheck, work: Path) -> list[str]:
+    """HEAD's messages and tree in the fixture repository."""
+    repo = work if check.path == "." else work / check.path
+    git_dir = repo / ".git"
+    if os.path.islink(git_dir) or not git_dir.is_dir():
+        return [f"git: {show(os.path.relpath(git_dir, work))} is not a directory any more"]
+    messages, why = gitops.head_messages(repo)
+    if messages is None:
+        return [why]
+    problems = []
+    if len(messages) != len(check.messages):
+        shown = ", ".join(quoted(m, 40) for m in messages[:4])
+        problems.append(f"git: HEAD has {len(messages)} commit(s), expected {len(check.messages)} ({shown})")
+    else:
+        for i, (want, got) in enumerate(zip(check.messages, messages, strict=True)):
+            if want != got:
+                problems.append(f"git: message of HEAD~{i}: {describe_difference(want, got)}")
+    if check.tree:
+        problems.extend(_check_git_tree(check, repo))
+    return problems
+
+
+def _check_git_tree(check: GitCheck, repo: Path) -> list[str]:
+    tree, why = gitops.head_tree(repo)
+    if tree is None:
+        return [why]
+    problems = []
+    want_paths = {f.path for f in check.tree}
+    for f in check.tree:
+        if f.path not in tree:
+            problems.append(f"git: HEAD's tree lacks {show(f.path)}")
+            continue
+        mode, blob = tree[f.path]
+        if blob != f.content:
+            problems.append(f"git: {show(f.path)} in HEAD: {describe_difference(f.content, blob)}")
+        if f.mode is not None and mode != ("100755" if f.mode & 0o111 else "100644"):
+            problems.append(f"git: {show(f.path)} in HEAD has mode {mode}, expected {f.mode:04o}")
+    problems.extend(f"git: unexpected {show(p)} in HEAD's tree" for p in sorted(set(tree) - want_paths))
+    return problems
+
+
+def check_stdout(check: StdoutCheck, stdout: bytes) -> list[str]:
+    """stdout is exactly, or contains, the expected bytes."""
+    if check.exact is not None and stdout != check.exact:
+        return [f"stdout: {describe_difference(check.exact, stdout)}"]
+    if check.contains is not None and check.contains not in stdout:
+        return [f"stdout {quoted(stdout)} does not contain {quoted(check.contains)}"]
+    return []

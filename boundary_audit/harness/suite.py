@@ -1,0 +1,187 @@
+"""Run the task suite's replies through one transport and keep what a comparison needs.
+
+`run_suite` runs every (reply set, task) cell in a fresh sandbox workspace, on `jobs` threads
+(the work is subprocesses): materialize the fixture, carry the reply, validate the exact final
+state, and record a `CellRun` with the validator's verdict, the harness's own status (for a
+`harness:*` transport), and a short picture of the final work dir. A cell whose transport or
+sandbox fails is recorded as failed with reason `error: ...` and the run goes on; a harness
+that cannot run at all is caught once, up front, by `preflight`.
+"""
+
+from __future__ import annotations
+
+import os
+import stat
+from collections.abc import Callable, Sequence
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
+from pathlib import Path
+
+from boundary_audit.errors import BoundaryAuditError, HarnessError
+from boundary_audit.harness.transport import HarnessTransport
+from boundary_audit.sandbox.interface import ExecResult, Sandbox, Workspace
+from boundary_audit.tasks import Reply, ReplySet, Task, Verdict, materialize, validate
+from boundary_audit.tasks.diff import quoted
+from boundary_audit.transports.interface import Transport
+
+STATE_ENTRIES = 12
+"""How many work-dir entries a final-state picture lists."""
+PREFLIGHT_REPLY = "echo boundary-audit-preflight"
+
+
+@dataclass(frozen=True)
+class CellRun:
+    """One reply of one task through one transport (satisfies `metrics.records.RunLike`)."""
+
+    task_id: str
+    family: str
+    tier: int
+    core: bool
+    transport: str
+    reply_set: str
+    reply_id: str | None
+    passed: bool
+    reason: str
+    status: str
+    """The harness's own verdict for `harness:*` transports (`executed`, `blocked`, ...), else
+    `ran`, `timeout` or `error`."""
+    exit_code: int | None
+    timed_out: bool
+    duration_s: float
+    final_state: tuple[str, ...]
+    """The work dir after the run: one `path kind size excerpt` line per entry (capped)."""
+    model: str | None = None
+    contract: str | None = None
+
+
+Progress = Callable[[CellRun], None]
+
+
+def no_progress(_: CellRun) -> None:
+    """The default progress callback."""
+
+
+def final_state(work: Path, limit: int = STATE_ENTRIES) -> tuple[str, ...]:
+    """A deterministic picture of `work`: sorted entries, lstat only, links never followed."""
+    entries: list[str] = []
+    for root, dirs, files in os.walk(work):
+        dirs.sort()
+        for name in sorted([*dirs, *files]):
+            full = Path(root, name)
+            rel = full.relative_to(work).as_posix()
+            if rel == ".git" or rel.startswith(".git/"):
+                continue
+            entries.append(_describe(full, rel))
+        dirs[:] = [d for d in dirs if Path(root, d).relative_to(work).as_posix() != ".git"]
+    if len(entries) > limit:
+        entries = [*entries[:limit], f"... {len(entries) - limit} more"]
+    return tuple(entries)
+
+
+def _describe(full: Path, rel: str) -> str:
+    st = full.lstat()
+    name = quoted(os.fsencode(rel), limit=80)
+    if stat.S_ISLNK(st.st_mode):
+        return f"{name} -> {quoted(os.fsencode(os.readlink(full)), limit=60)}"
+    if stat.S_ISDIR(st.st_mode):
+        return f"{name}/"
+    if not stat.S_ISREG(st.st_mode):
+        return f"{name} (special)"
+    fd = os.open(full, os.O_RDONLY | os.O_NOFOLLOW)
+    try:
+        head = os.read(fd, 48)
+    finally:
+        os.close(fd)
+    return f"{name} {st.st_size}B {quoted(head, limit=48)}"
+
+
+def _carry(
+    transport: Transport, reply: str, ws: Workspace, sandbox: Sandbox
+) -> tuple[ExecResult, str, str]:
+    if isinstance(transport, HarnessTransport):
+        outcome = transport.drive(reply, ws, sandbox)
+        return outcome.to_exec_result(), outcome.status, "; ".join(outcome.notes)
+    result = transport.execute(reply, ws, sandbox)
+    return result, ("timeout" if result.timed_out else "ran"), ""
+
+
+def run_cell(
+    task: Task, reply_set: str, reply: Reply, transport: Transport, sandbox: Sandbox
+) -> CellRun:
+    """Materialize, carry, validate one reply in a fresh workspace; errors become a failed run."""
+    try:
+        with sandbox.workspace() as ws:
+            materialize(task, ws)
+            result, status, detail = _carry(transport, reply.reply, ws, sandbox)
+            verdict = validate(task, ws, result)
+            if status == "driver-error":
+                verdict = Verdict(False, f"error: harness driver failed: {detail}")
+            state = final_state(ws.work)
+    except BoundaryAuditError as exc:
+        result, status, state = ExecResult(None, b"", b""), "error", ()
+        verdict = Verdict(False, f"error: {exc.message}")
+    return CellRun(
+        task_id=task.id,
+        family=task.family,
+        tier=task.tier,
+        core=task.core,
+        transport=transport.label,
+        reply_set=reply_set,
+        reply_id=reply.reply_id,
+        passed=verdict.passed,
+        reason=verdict.reason,
+        status=status,
+        exit_code=result.exit_code,
+        timed_out=result.timed_out,
+        duration_s=round(result.duration_s, 3),
+        final_state=state,
+        model=reply.model,
+        contract=reply.contract,
+    )
+
+
+def preflight(transport: Transport, sandbox: Sandbox) -> None:
+    """Raise HarnessError once if a harness transport cannot run a trivial reply in `sandbox`."""
+    if not isinstance(transport, HarnessTransport):
+        return
+    why = transport.supports(sandbox)
+    if why is not None:
+        raise HarnessError(f"{transport.name} cannot run in sandbox {sandbox.name}: {why}")
+    with sandbox.workspace() as ws:
+        outcome = transport.drive(PREFLIGHT_REPLY, ws, sandbox)
+    seen = outcome.observation.strip()
+    if outcome.status != "executed" or seen != PREFLIGHT_REPLY.split()[1]:
+        detail = "; ".join(outcome.notes) or f"observation {seen[:80]!r}"
+        raise HarnessError(
+            f"{transport.name} does not work in sandbox {sandbox.name}: "
+            f"status {outcome.status}: {detail}"
+        )
+
+
+def run_suite(
+    transport: Transport,
+    tasks: Sequence[Task],
+    reply_sets: Sequence[ReplySet],
+    sandbox: Sandbox,
+    *,
+    jobs: int = 2,
+    progress: Progress = no_progress,
+) -> list[CellRun]:
+    """Every reply of every set through `transport`; records sorted by (set, task order, id)."""
+    preflight(transport, sandbox)
+    order: dict[str, int] = {t.id: i for i, t in enumerate(tasks)}
+    cells = [
+        (task, rs.name, reply)
+        for rs in reply_sets
+        for task in tasks
+        for reply in rs.for_task(task.id)
+    ]
+
+    def one(cell: tuple[Task, str, Reply]) -> CellRun:
+        run = run_cell(*cell, transport, sandbox)
+        progress(run)
+        return run
+
+    with ThreadPoolExecutor(max_workers=max(1, jobs)) as pool:
+        runs = list(pool.map(one, cells))
+    return sorted(runs, key=lambda r: (r.reply_set, order[r.task_id], r.reply_id or ""))

@@ -6,4 +6,6 @@ from collections.abc import Callable
 
 import typer
 
-COMMANDS: list[Callable[[typer.Typer], None]] = []
+from boundary_audit.commands import harness, probe
+
+COMMANDS: list[Callable[[typer.Typer], None]] = [harness.register, probe.register]

@@ -6,6 +6,6 @@ from collections.abc import Callable
 
 import typer
 
-from boundary_audit.commands import harness, probe
+from boundary_audit.commands import harness, probe, tasks
 
-COMMANDS: list[Callable[[typer.Typer], None]] = [harness.register, probe.register]
+COMMANDS: list[Callable[[typer.Typer], None]] = [harness.register, probe.register, tasks.register]

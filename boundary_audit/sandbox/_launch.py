@@ -12,26 +12,33 @@ Two pieces:
   safe only here, as pid 1 of a private namespace), writes `escaped N` on the status
   descriptor and exits with the argv's status. Being pid 1, it survives a reply's own
   `kill -9 -1`. Its own stderr goes to /dev/null (so no "Killed" notice of its own lands in
-  the reply's stderr); the argv gets the real one. Arguments: `STATUS INPUT ARGV...`, STATUS
-  a descriptor number or a file path (Docker cannot pass descriptors), INPUT `-` or a file to
-  read stdin from.
+  the reply's stderr); the argv gets the real one, and exactly the environment the reaper was
+  started with (`env -i` over /proc/$$/environ, since bash would add PWD, SHLVL and _) minus
+  the variables the backend itself injected (bwrap's PWD, Docker's HOSTNAME).
+  Arguments: `STATUS INPUT DROP ARGV...`: STATUS a descriptor number or a file path (Docker
+  cannot pass descriptors), INPUT `-` or a file to read stdin from, DROP the space-separated
+  names of injected variables to remove.
 """
 
 from __future__ import annotations
 
 import functools
 import shutil
+from collections.abc import Mapping
 
 from boundary_audit.sandbox._cgroup import PidsCgroup
 from boundary_audit.sandbox.interface import Limits
 
 JOIN_CGROUP = 'echo $$ > "$0" && exec "$@"'
 
-REAPER = r"""status=$1 input=$2; shift 2
+REAPER = r"""status=$1 input=$2 drop=" $3 "; shift 3
 case $status in *[!0-9]*) exec {fd}>"$status" ;; *) fd=$status ;; esac
 case $input in -) ;; *) exec 0<"$input" ;; esac
 exec {err}>&2 2>/dev/null
-eval "\"\$@\" 2>&$err $err>&- $fd>&-"
+mapfile -d '' -t environ < /proc/$$/environ
+keep=()
+for e in "${environ[@]}"; do case $drop in *" ${e%%=*} "*) ;; *) keep+=("$e") ;; esac; done
+eval "env -i \"\${keep[@]}\" \"\$@\" 2>&$err $err>&- $fd>&-"
 st=$?
 n=0
 for d in /proc/[0-9]*; do
@@ -66,15 +73,28 @@ def rlimit_argv(limits: Limits, prlimit: str = "prlimit") -> list[str]:
     ]
 
 
-def limit_prefix(limits: Limits, cgroup: PidsCgroup | None) -> list[str]:
-    """The host-side argv prefix that joins `cgroup` and applies the rlimits of `limits`."""
+def limit_prefix(
+    limits: Limits, cgroup: PidsCgroup | None, env: Mapping[str, str] | None = None
+) -> list[str]:
+    """The host-side argv prefix that joins `cgroup` and applies the rlimits of `limits`.
+
+    The joining shell exports PWD (dash always does); unless `env` sets PWD itself, `env -u`
+    removes it again so that the command sees exactly `env`.
+    """
     prefix: list[str] = []
     if cgroup is not None:
         prefix += ["/bin/sh", "-c", JOIN_CGROUP, str(cgroup.procs_file)]
+        if env is not None and "PWD" not in env:
+            prefix += ["/usr/bin/env", "-u", "PWD"]
     tool = prlimit_path()
     if tool is not None:
         prefix += rlimit_argv(limits, tool)
     return prefix
+
+
+def injected(names: tuple[str, ...], env: dict[str, str]) -> str:
+    """The reaper's DROP argument: backend-injected variables the run's env did not ask for."""
+    return " ".join(n for n in names if n not in env)
 
 
 def parse_escaped(status: str) -> int:

@@ -37,7 +37,13 @@ from boundary_audit import _subprocess
 from boundary_audit.errors import EnvironmentUnavailable
 from boundary_audit.sandbox import _exec, _procfs, layout
 from boundary_audit.sandbox._cgroup import PidsCgroup, cgroup_parent
-from boundary_audit.sandbox._launch import REAPER, limit_prefix, parse_escaped, prlimit_path
+from boundary_audit.sandbox._launch import (
+    REAPER,
+    injected,
+    limit_prefix,
+    parse_escaped,
+    prlimit_path,
+)
 from boundary_audit.sandbox.interface import ExecResult, Limits, Sandbox, Workspace
 
 HIDDEN_DIRS = ("/root", "/home", "/run", "/var/tmp")
@@ -168,7 +174,8 @@ class BwrapSandbox(Sandbox):
         command = [
             *limit_prefix(self.limits, cgroup),
             *self.bwrap_argv(ws),
-            "/bin/bash", "-c", REAPER, "ba-reap", str(status.write_fd), "-", *argv,
+            "/bin/bash", "-c", REAPER, "ba-reap", str(status.write_fd), "-",
+            injected(("PWD",), full_env), *argv,
         ]  # fmt: skip
         try:
             done = _exec.spawn(

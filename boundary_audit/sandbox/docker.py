@@ -31,7 +31,7 @@ from typing import Any
 
 from boundary_audit.errors import SandboxError
 from boundary_audit.sandbox import _procfs, layout
-from boundary_audit.sandbox._launch import REAPER, parse_escaped
+from boundary_audit.sandbox._launch import REAPER, injected, parse_escaped
 from boundary_audit.sandbox.interface import ExecResult, Limits, Sandbox, Workspace
 from boundary_audit.services.dockerd import Dockerd, DockerEngine
 from boundary_audit.services.images import ensure_image
@@ -128,8 +128,11 @@ class DockerSandbox(Sandbox):
         from docker.types import LogConfig, Mount, Ulimit
 
         lim = self.limits
+        # NOTE(sandbox): the engine always sets HOSTNAME; the reaper drops it unless the run
+        # asked for it, so that a child sees exactly the environment bwrap and tempdir give.
         command = ["/bin/bash", "-c", REAPER, "ba-reap", f"{CTL}/status",
-                   f"{CTL}/stdin" if has_stdin else "-", *argv]  # fmt: skip
+                   f"{CTL}/stdin" if has_stdin else "-", injected(("HOSTNAME",), env),
+                   *argv]  # fmt: skip
         try:
             return self._client.containers.create(
                 self.image,

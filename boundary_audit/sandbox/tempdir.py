@@ -81,7 +81,7 @@ class TempdirSandbox(Sandbox):
         marker = f"BA_RUN_ID={ws.run_id}".encode()
         try:
             done = _exec.spawn(
-                [*limit_prefix(self.limits, cgroup), *argv],
+                [*limit_prefix(self.limits, cgroup, full_env), *argv],
                 env=full_env,
                 cwd=ws.work,
                 stdin=stdin,

@@ -95,30 +95,42 @@ class TcpProxy:
         self.rate: float | None = None
         self.gate = threading.Event()
         self.gate.set()
-        self._socks: list[socket.socket] = []
+        self._open: list[tuple[socket.socket, socket.socket, list[threading.Thread]]] = []
         self._lock = threading.Lock()
         self._listener = socket.create_server(("127.0.0.1", 0))
         self.port = int(self._listener.getsockname()[1])
-        threading.Thread(target=self._accept, daemon=True).start()
+        self._acceptor = threading.Thread(target=self._accept, daemon=True)
+        self._acceptor.start()
 
     def url(self, name: str) -> str:
         """git:// URL of `name` through the proxy."""
         return f"git://127.0.0.1:{self.port}/{name}"
 
     def drop_all(self) -> None:
-        """Close every forwarded connection (both ends)."""
+        """Cut every forwarded connection: shut both ends, wait for the pumps, then close.
+
+        NOTE: a socket is closed only after the threads using it have returned; closing it
+        under a blocked thread would let its descriptor number be reused by a new socket
+        that the stale thread then reads or writes.
+        """
         with self._lock:
-            socks, self._socks = self._socks, []
-        for s in socks:
-            with contextlib.suppress(OSError):
-                s.shutdown(socket.SHUT_RDWR)
-            s.close()
+            conns, self._open = self._open, []
+        for client, server, pumps in conns:
+            for s in (client, server):
+                with contextlib.suppress(OSError):
+                    s.shutdown(socket.SHUT_RDWR)
+            for t in pumps:
+                t.join(timeout=10)
+            client.close()
+            server.close()
 
     def close(self) -> None:
-        """Stop accepting and cut everything."""
+        """Stop accepting (waking the blocked accept first) and cut everything."""
         self.gate.set()
         with contextlib.suppress(OSError):
-            self._listener.close()
+            self._listener.shutdown(socket.SHUT_RDWR)
+        self._acceptor.join(timeout=10)
+        self._listener.close()
         self.drop_all()
 
     def _accept(self) -> None:
@@ -132,11 +144,13 @@ class TcpProxy:
             except OSError:
                 client.close()
                 continue
+            pumps = [threading.Thread(target=self._pump, args=(client, server, False), daemon=True),
+                     threading.Thread(target=self._pump, args=(server, client, True), daemon=True)]
             with self._lock:
                 self.connections += 1
-                self._socks += [client, server]
-            threading.Thread(target=self._pump, args=(client, server, False), daemon=True).start()
-            threading.Thread(target=self._pump, args=(server, client, True), daemon=True).start()
+                self._open.append((client, server, pumps))
+            for t in pumps:
+                t.start()
 
     def _pump(self, src: socket.socket, dst: socket.socket, down: bool) -> None:
         try:

@@ -6,6 +6,6 @@ from collections.abc import Callable
 
 import typer
 
-from boundary_audit.commands import harness, probe, tasks
+from boundary_audit.commands import harness, probe, source, tasks
 
-COMMANDS: list[Callable[[typer.Typer], None]] = [harness.register, probe.register, tasks.register]
+COMMANDS: list[Callable[[typer.Typer], None]] = [harness.register, probe.register, tasks.register, source.register]

@@ -148,13 +148,15 @@ class BwrapSandbox(Sandbox):
 
     def bwrap_argv(self, ws: Workspace) -> list[str]:
         """The bwrap command line up to (and including) `--`, for workspace `ws`."""
+        # NOTE(h8): exposed paths go last, so one under /tmp (a Docker engine's socket dir) is
+        # bound over the workspace's /tmp instead of being hidden by it.
         exposed = [a for p in self.exposed for a in ("--ro-bind", p, p)]
         return [
             shutil.which("bwrap") or "bwrap",
             *static_args(),
-            *exposed,
             "--bind", str(ws.root), layout.INNER_ROOT,
             "--ro-bind", str(ws.bin), ws.inner_bin,
+            *exposed,
             "--chdir", ws.inner_work,
             "--",
         ]  # fmt: skip

@@ -145,6 +145,15 @@ class HarnessTransport(Transport):
         """The parameters handed to the in-sandbox driver (subclasses add per-run values)."""
         return dict(self.params)
 
+    def driver_env(self, ws: Workspace) -> dict[str, str]:
+        """Variables the driver needs on top of the sandbox environment (none by default)."""
+        return {}
+
+    def exposed_paths(self) -> list[Path]:
+        """Host paths the driver must see inside the sandbox: the venv and its interpreter."""
+        found = require(self.spec)
+        return [found.path, Path(found.base_python).parent.parent]
+
     def sandbox_timeout(self) -> float:
         """The wall-clock limit of one driver run: start-up + command timeout + teardown."""
         return self.spec.startup_budget_s + float(self.params["timeout"]) + self.teardown_budget_s
@@ -152,7 +161,7 @@ class HarnessTransport(Transport):
     def drive(self, reply: str, ws: Workspace, sandbox: Sandbox) -> DriverOutcome:
         """Run `reply` through the real harness in `ws` and return what the harness reported."""
         found = require(self.spec)
-        sandbox.expose([found.path, Path(found.base_python).parent.parent])
+        sandbox.expose(self.exposed_paths())
         script = scripts_dir() / "driver_main.py"
         params = json.dumps(self.driver_params(ws), sort_keys=True)
         argv = [str(found.python), "-I", "-B", str(script), self.spec.name, params]
@@ -162,6 +171,7 @@ class HarnessTransport(Transport):
                 argv,
                 stdin=reply.encode("utf-8", "surrogateescape"),
                 timeout=self.sandbox_timeout(),
+                env=self.driver_env(ws),
             )
         finally:
             self.after_run(ws)

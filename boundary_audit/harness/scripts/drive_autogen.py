@@ -49,6 +49,7 @@ def _executor(params: dict) -> Any:  # the executor classes exist only in the ha
         bind_dir=params["bind_dir"],
         container_name=params["container_name"],
         timeout=timeout,
+        stop_container=False,  # the host removes the container (see drivers/autogen.py)
     )
 
 
@@ -71,7 +72,8 @@ async def _run(reply: str, params: dict) -> dict:
     try:
         result = await agent.execute_code_block(blocks, CancellationToken())
     finally:
-        await executor.stop()
+        if params["executor"] == "local":
+            await executor.stop()
     status = "timeout" if result.exit_code == 124 else "executed"
     return {
         "status": status,

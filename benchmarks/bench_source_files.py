@@ -55,15 +55,21 @@ def best(fn: Callable[[], int], repeat: int) -> tuple[float, int]:
 
 
 def main() -> None:
-    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     ap.add_argument("--files", type=int, default=2000)
     ap.add_argument("--repeat", type=int, default=3)
     args = ap.parse_args()
     with tempfile.TemporaryDirectory() as tmp:
         repo = build(Path(tmp), args.files)
         co = open_checkout(str(repo))
-        oids = subprocess.run(["git", "-C", str(repo), "ls-tree", "-r", "--format=%(objectname)", "HEAD"],
-                              capture_output=True, text=True, check=True).stdout.split()
+        oids = subprocess.run(
+            ["git", "-C", str(repo), "ls-tree", "-r", "--format=%(objectname)", "HEAD"],
+            capture_output=True,
+            text=True,
+            check=True,
+        ).stdout.split()
         tree = materialize(co, Path(tmp) / "tree")
         gp = git.Repo(repo)
 
@@ -71,18 +77,34 @@ def main() -> None:
             return sum(len(f.data) for f in co.files() if f.data is not None)
 
         def per_process() -> int:
-            return sum(len(subprocess.run(["git", "-C", str(repo), "cat-file", "blob", o],
-                                          capture_output=True, check=True).stdout) for o in oids)
+            return sum(
+                len(
+                    subprocess.run(
+                        ["git", "-C", str(repo), "cat-file", "blob", o],
+                        capture_output=True,
+                        check=True,
+                    ).stdout
+                )
+                for o in oids
+            )
 
         def gitpython() -> int:
-            return sum(len(b.data_stream.read()) for b in gp.commit(co.sha).tree.traverse() if b.type == "blob")
+            return sum(
+                len(b.data_stream.read())
+                for b in gp.commit(co.sha).tree.traverse()
+                if b.type == "blob"
+            )
 
         def worktree() -> int:
             return sum(len(p.read_bytes()) for p in tree.rglob("*") if p.is_file())
 
         base, count = best(ours, args.repeat)
         print(f"{len(oids)} blobs; files() read {count} bytes of text in {base * 1000:.1f} ms")
-        for name, fn in [("per-process", per_process), ("gitpython", gitpython), ("work-tree read", worktree)]:
+        for name, fn in [
+            ("per-process", per_process),
+            ("gitpython", gitpython),
+            ("work-tree read", worktree),
+        ]:
             t, _ = best(fn, 1 if name == "per-process" else args.repeat)
             print(f"{name:>15}: {t * 1000:9.1f} ms  = {t / base:6.2f} x files()")
         gp.close()

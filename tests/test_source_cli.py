@@ -34,22 +34,34 @@ def test_resolve_over_daemon_reports_progress_then_works_offline(
     assert capsys.readouterr().out == f"{sha}\n"
 
 
-def test_files_lists_sizes_and_skip_reasons(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    make_repo(tmp_path / "r", {"a.py": b"abc\n", "bin": b"\0\1", "big": b"z" * 11, "l": Symlink("a.py")})
+def test_files_lists_sizes_and_skip_reasons(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    make_repo(
+        tmp_path / "r", {"a.py": b"abc\n", "bin": b"\0\1", "big": b"z" * 11, "l": Symlink("a.py")}
+    )
     assert cli.main(["source", "files", str(tmp_path / "r"), "--max-bytes", "10"]) == ExitCode.OK
     assert capsys.readouterr().out == (
-        "4\ta.py\nskipped: too large (11 bytes)\tbig\nskipped: binary\tbin\nskipped: symlink\tl\n")
+        "4\ta.py\nskipped: too large (11 bytes)\tbig\nskipped: binary\tbin\nskipped: symlink\tl\n"
+    )
 
 
 @pytest.mark.parametrize(
     ("spec", "line"),
     [
-        ("owner/", "boundary-audit: error: invalid spec 'owner/': owner/name shorthand without a name"),
+        (
+            "owner/",
+            "boundary-audit: error: invalid spec 'owner/': owner/name shorthand without a name",
+        ),
         ("./missing", "boundary-audit: error: no such path: './missing'"),
     ],
 )
 def test_errors_are_one_line_with_exit_code_3(
-    spec: str, line: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+    spec: str,
+    line: str,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
 ) -> None:
     monkeypatch.chdir(tmp_path)
     assert cli.main(["source", "resolve", spec]) == ExitCode.SOURCE == 3
@@ -61,4 +73,5 @@ def test_unknown_revision_exit_code(tmp_path: Path, capsys: pytest.CaptureFixtur
     make_repo(tmp_path / "r", {"a": b"a"})
     assert cli.main(["source", "files", f"{tmp_path / 'r'}@v9"]) == ExitCode.SOURCE
     assert capsys.readouterr().err.splitlines()[0] == (
-        f"boundary-audit: error: unknown revision 'v9' in {tmp_path / 'r'}")
+        f"boundary-audit: error: unknown revision 'v9' in {tmp_path / 'r'}"
+    )

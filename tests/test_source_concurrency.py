@@ -37,8 +37,12 @@ def _noise(n: int, seed: int) -> bytes:
 
 
 def _scan(url: str, cache: Path, marker: Path) -> subprocess.Popen[str]:
-    return subprocess.Popen([sys.executable, "-c", SCAN, url, str(cache), str(marker)],
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    return subprocess.Popen(
+        [sys.executable, "-c", SCAN, url, str(cache), str(marker)],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
 
 
 def _until(cond: Callable[[], bool], what: str, timeout: float = 30.0) -> None:
@@ -66,20 +70,27 @@ def _descendants(pid: int) -> list[int]:
     return found
 
 
-def test_two_concurrent_scans_clone_once(git_daemon: GitDaemon, git_proxy: TcpProxy, tmp_path: Path) -> None:
-    sha = make_repo(git_daemon.base / "r.git", {"big.bin": _noise(1 << 20, 1), "a.py": b"x\n"}, bare=True)
+def test_two_concurrent_scans_clone_once(
+    git_daemon: GitDaemon, git_proxy: TcpProxy, tmp_path: Path
+) -> None:
+    sha = make_repo(
+        git_daemon.base / "r.git", {"big.bin": _noise(1 << 20, 1), "a.py": b"x\n"}, bare=True
+    )
     url, cache = git_proxy.url("r.git"), tmp_path / "cache"
     slot = MirrorSlot.for_url(url, cache)
     git_proxy.gate.clear()  # the first clone connects, then hangs until we open the gate
     scans = [_scan(url, cache, tmp_path / f"started{i}") for i in (1, 2)]
     _until(lambda: all((tmp_path / f"started{i}").exists() for i in (1, 2)), "both scans to start")
-    _until(lambda: git_proxy.connections == 1 and any(slot.root.glob(f"{slot.key}.tmp-*")), "a clone")
+    _until(
+        lambda: git_proxy.connections == 1 and any(slot.root.glob(f"{slot.key}.tmp-*")), "a clone"
+    )
     time.sleep(0.3)  # the second scan has every chance to connect now; it must be waiting instead
     assert git_proxy.connections == 1
     git_proxy.gate.set()
     outs = [p.communicate(timeout=60) for p in scans]
-    assert [(p.returncode, out.strip(), err) for p, (out, err) in zip(scans, outs, strict=True)] == [
-        (0, sha, ""), (0, sha, "")]
+    assert [
+        (p.returncode, out.strip(), err) for p, (out, err) in zip(scans, outs, strict=True)
+    ] == [(0, sha, ""), (0, sha, "")]
     assert git_proxy.connections == 1  # the second scan reused the first one's mirror
     assert sorted(p.name for p in slot.root.iterdir()) == [f"{slot.key}.git", f"{slot.key}.lock"]
 
@@ -110,7 +121,11 @@ def test_scan_killed_mid_clone_leaves_nothing_usable_and_next_scan_succeeds(
     co = open_checkout(url, cache_dir=cache, timeout=60)
     assert co.sha == sha
     assert [(f.path, f.skipped) for f in co.files()] == [
-        ("a.py", None), ("blob0.bin", "binary"), ("blob1.bin", "binary"), ("blob2.bin", "binary")]
+        ("a.py", None),
+        ("blob0.bin", "binary"),
+        ("blob1.bin", "binary"),
+        ("blob2.bin", "binary"),
+    ]
     assert {path: co.read(path) for path in files} == files
     assert not leftovers[0].exists()
     assert sorted(p.name for p in slot.root.iterdir()) == [f"{slot.key}.git", f"{slot.key}.lock"]

@@ -13,7 +13,15 @@ import pytest
 
 from boundary_audit.errors import ExitCode, SourceError
 from boundary_audit.source import SourceFile, materialize, open_checkout
-from tests.support.gitrepos import Executable, Submodule, Symlink, add_commit, git, git_env, make_repo
+from tests.support.gitrepos import (
+    Executable,
+    Submodule,
+    Symlink,
+    add_commit,
+    git,
+    git_env,
+    make_repo,
+)
 
 LFS_POINTER = (
     b"version https://git-lfs.github.com/spec/v1\n"
@@ -46,7 +54,12 @@ def test_files_reports_every_entry_with_its_skip_reason(menagerie: tuple[Path, s
     repo, sha = menagerie
     co = open_checkout(str(repo))
     assert (co.sha, co.spec.kind, co.url, co.git_dir, co.notes) == (
-        sha, "local", repo.resolve().as_uri(), repo.resolve() / ".git", ())
+        sha,
+        "local",
+        repo.resolve().as_uri(),
+        repo.resolve() / ".git",
+        (),
+    )
     got = [(f.path, f.skipped, oct(f.mode), f.data) for f in co.files(max_bytes=9000)]
     assert got == [
         ("a.py", None, "0o100644", b"import subprocess\n"),
@@ -73,11 +86,18 @@ def test_default_limit_is_two_mebibytes(tmp_path: Path) -> None:
     assert got == [("at_limit", None, 2 << 20), ("over", "too large (2097153 bytes)", 0)]
 
 
-def test_paths_selects_files_and_directories_and_reports_unknown(menagerie: tuple[Path, str]) -> None:
+def test_paths_selects_files_and_directories_and_reports_unknown(
+    menagerie: tuple[Path, str],
+) -> None:
     co = open_checkout(str(menagerie[0]))
     got = [(f.path, f.skipped) for f in co.files(paths=["big/", "a.py", "nope", "escape"])]
-    assert got == [("a.py", None), ("big/exactly", None), ("big/over", None), ("escape", "symlink"),
-                   ("nope", "no such path")]
+    assert got == [
+        ("a.py", None),
+        ("big/exactly", None),
+        ("big/over", None),
+        ("escape", "symlink"),
+        ("nope", "no such path"),
+    ]
     assert [f.path for f in co.files(paths=[])] == []
 
 
@@ -105,8 +125,15 @@ def test_revs_resolve_to_full_shas(tmp_path: Path) -> None:
     second = add_commit(repo, {"f": b"2\n"}, branch="feature/x")
     third = add_commit(repo, {"f": b"3\n"})
     assert open_checkout(str(repo)).sha == third
-    for rev, sha in [("v1", first), ("v1.0", first), ("feature/x", second), (first[:7], first),
-                     (second.upper(), second), ("main", third), ("HEAD", third)]:
+    for rev, sha in [
+        ("v1", first),
+        ("v1.0", first),
+        ("feature/x", second),
+        (first[:7], first),
+        (second.upper(), second),
+        ("main", third),
+        ("HEAD", third),
+    ]:
         co = open_checkout(f"{repo}@{rev}")
         assert (co.sha, co.spec.rev) == (sha, rev)
     assert [f.data for f in open_checkout(f"{repo}@v1.0").files()] == [b"1\n"]
@@ -145,19 +172,37 @@ def test_local_errors_are_one_line_with_hint(tmp_path: Path, kind: str) -> None:
     run_init = tmp_path / "empty"
     git(tmp_path, "init", "-q", str(run_init))
     target, message, hint = {
-        "plain": (tmp_path / "plain", f"not a git repository: {tmp_path / 'plain'}",
-                  "give the top of a work tree, a .git directory, a bare repository or a URL"),
-        "subdir": (repo / "d", f"not a git repository: {repo / 'd'}",
-                   f"{repo / 'd'} is inside the work tree {repo}; give that directory (and @REV if needed)"),
+        "plain": (
+            tmp_path / "plain",
+            f"not a git repository: {tmp_path / 'plain'}",
+            "give the top of a work tree, a .git directory, a bare repository or a URL",
+        ),
+        "subdir": (
+            repo / "d",
+            f"not a git repository: {repo / 'd'}",
+            f"{repo / 'd'} is inside the work tree {repo}; "
+            "give that directory (and @REV if needed)",
+        ),
         "empty": (run_init, f"{run_init} has no commits yet", "commit something, or give a rev"),
-        "unknown-rev": (Path(f"{repo}@nope"), f"unknown revision 'nope' in {repo}",
-                        "local repositories are never fetched into; fetch it yourself"),
-        "file": (repo / "d" / "f", f"not a git repository: {repo / 'd' / 'f'}",
-                 f"{repo / 'd' / 'f'} is inside the work tree {repo}; give that directory (and @REV if needed)"),
+        "unknown-rev": (
+            Path(f"{repo}@nope"),
+            f"unknown revision 'nope' in {repo}",
+            "local repositories are never fetched into; fetch it yourself",
+        ),
+        "file": (
+            repo / "d" / "f",
+            f"not a git repository: {repo / 'd' / 'f'}",
+            f"{repo / 'd' / 'f'} is inside the work tree {repo}; "
+            "give that directory (and @REV if needed)",
+        ),
     }[kind]
     with pytest.raises(SourceError) as err:
         open_checkout(str(target))
-    assert (err.value.message, err.value.hint, err.value.exit_code) == (message, hint, ExitCode.SOURCE)
+    assert (err.value.message, err.value.hint, err.value.exit_code) == (
+        message,
+        hint,
+        ExitCode.SOURCE,
+    )
 
 
 def test_file_url_is_mirrored_into_the_cache(tmp_path: Path) -> None:
@@ -167,22 +212,31 @@ def test_file_url_is_mirrored_into_the_cache(tmp_path: Path) -> None:
     co = open_checkout(f"{repo.as_uri()}@v1", cache_dir=cache)
     assert (co.sha, co.spec.kind, co.url) == (sha, "url", repo.as_uri())
     assert co.git_dir.parent == cache / "git" and co.git_dir.name.endswith(".git")
-    assert sorted(p.name for p in (cache / "git").iterdir()) == [co.git_dir.name, co.git_dir.name[:-4] + ".lock"]
+    assert sorted(p.name for p in (cache / "git").iterdir()) == [
+        co.git_dir.name,
+        co.git_dir.name[:-4] + ".lock",
+    ]
     assert [f.data for f in co.files()] == [b"x"]
 
 
 def test_partial_clone_skips_absent_blobs_and_never_fetches_them(tmp_path: Path) -> None:
     src = tmp_path / "src"
-    make_repo(src, {"small.py": b"ok\n", "large.py": b"#" * 500 + b"\n", "also_large.txt": b"z" * 300},
-              config={"uploadpack.allowFilter": "true"})
+    make_repo(
+        src,
+        {"small.py": b"ok\n", "large.py": b"#" * 500 + b"\n", "also_large.txt": b"z" * 300},
+        config={"uploadpack.allowFilter": "true"},
+    )
     part = tmp_path / "part.git"
     git(tmp_path, "clone", "-q", "--bare", "--filter=blob:limit=100", src.as_uri(), str(part))
     before = git(part, "rev-list", "--objects", "--missing=print", "HEAD")
     co = open_checkout(str(part))
     assert co.partial is True
     got = [(f.path, f.skipped, f.data) for f in co.files()]
-    assert got == [("also_large.txt", "missing blob", None), ("large.py", "missing blob", None),
-                   ("small.py", None, b"ok\n")]
+    assert got == [
+        ("also_large.txt", "missing blob", None),
+        ("large.py", "missing blob", None),
+        ("small.py", None, b"ok\n"),
+    ]
     with pytest.raises(SourceError, match=r"^the blob of large.py is missing from "):
         co.read("large.py")
     with pytest.raises(SourceError, match=r"^cannot materialize "):
@@ -233,12 +287,18 @@ def test_stopping_early_kills_the_batch_process(tmp_path: Path) -> None:
     assert _cat_file_processes() == []
 
 
-def test_inherited_git_environment_cannot_redirect_reads(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_inherited_git_environment_cannot_redirect_reads(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     wanted, other = tmp_path / "wanted", tmp_path / "other"
     sha = make_repo(wanted, {"f": b"wanted\n"})
     make_repo(other, {"f": b"other\n"})
-    for var, value in [("GIT_DIR", other / ".git"), ("GIT_OBJECT_DIRECTORY", other / ".git/objects"),
-                       ("GIT_INDEX_FILE", other / ".git/index"), ("GIT_WORK_TREE", other)]:
+    for var, value in [
+        ("GIT_DIR", other / ".git"),
+        ("GIT_OBJECT_DIRECTORY", other / ".git/objects"),
+        ("GIT_INDEX_FILE", other / ".git/index"),
+        ("GIT_WORK_TREE", other),
+    ]:
         monkeypatch.setenv(var, str(value))
     co = open_checkout(str(wanted))
     assert (co.sha, [f.data for f in co.files()], co.notes) == (sha, [b"wanted\n"], ())

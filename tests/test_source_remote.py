@@ -31,31 +31,49 @@ def served(git_daemon: GitDaemon) -> tuple[GitDaemon, dict[str, str]]:
     return git_daemon, {"first": first, "feature": feature, "main": main}
 
 
-def test_each_rev_form_resolves_over_the_daemon(served: tuple[GitDaemon, dict[str, str]], tmp_path: Path) -> None:
+def test_each_rev_form_resolves_over_the_daemon(
+    served: tuple[GitDaemon, dict[str, str]], tmp_path: Path
+) -> None:
     daemon, sha = served
     url = daemon.url("r.git")
     cache = tmp_path / "cache"
     co = open_checkout(url, cache_dir=cache)
     assert (co.sha, co.url, co.spec.kind) == (sha["main"], url, "url")
     assert [(f.path, f.data) for f in co.files()] == [("a.py", b"two\n")]
-    for rev, want in [("v1", "first"), ("v1.0", "first"), ("feature/x", "feature"), (sha["feature"][:8], "feature"),
-                      (sha["first"], "first"), ("main", "main"), ("HEAD", "main")]:
+    for rev, want in [
+        ("v1", "first"),
+        ("v1.0", "first"),
+        ("feature/x", "feature"),
+        (sha["feature"][:8], "feature"),
+        (sha["first"], "first"),
+        ("main", "main"),
+        ("HEAD", "main"),
+    ]:
         assert open_checkout(f"{url}@{rev}", cache_dir=cache).sha == sha[want], rev
-    assert [(f.path, f.data) for f in open_checkout(f"{url}@v1", cache_dir=cache).files()] == [("a.py", b"one\n")]
+    assert [(f.path, f.data) for f in open_checkout(f"{url}@v1", cache_dir=cache).files()] == [
+        ("a.py", b"one\n")
+    ]
     assert len(list((cache / "git").glob("*.git"))) == 1
 
 
-def test_unknown_revision_names_rev_and_repo(served: tuple[GitDaemon, dict[str, str]], tmp_path: Path) -> None:
+def test_unknown_revision_names_rev_and_repo(
+    served: tuple[GitDaemon, dict[str, str]], tmp_path: Path
+) -> None:
     url = served[0].url("r.git")
-    for rev, hint in [("nope", None), ("deadbee", "a short sha must be unambiguous and reachable from a branch or tag"),
-                      ("d" * 40, None)]:
+    for rev, hint in [
+        ("nope", None),
+        ("deadbee", "a short sha must be unambiguous and reachable from a branch or tag"),
+        ("d" * 40, None),
+    ]:
         with pytest.raises(SourceError) as err:
             open_checkout(f"{url}@{rev}", cache_dir=tmp_path)
         assert (err.value.message, err.value.hint) == (f"unknown revision '{rev}' in {url}", hint)
         assert err.value.exit_code == ExitCode.SOURCE
 
 
-def test_cached_mirror_is_reused_without_network(served: tuple[GitDaemon, dict[str, str]], tmp_path: Path) -> None:
+def test_cached_mirror_is_reused_without_network(
+    served: tuple[GitDaemon, dict[str, str]], tmp_path: Path
+) -> None:
     daemon, sha = served
     url = daemon.url("r.git")
     open_checkout(url, cache_dir=tmp_path)
@@ -63,7 +81,9 @@ def test_cached_mirror_is_reused_without_network(served: tuple[GitDaemon, dict[s
     assert open_checkout(url, cache_dir=tmp_path).sha == sha["main"]
     assert open_checkout(f"{url}@v1", cache_dir=tmp_path).sha == sha["first"]
     assert open_checkout(f"{url}@{sha['feature'][:10]}", cache_dir=tmp_path).sha == sha["feature"]
-    with pytest.raises(SourceError, match=rf"^cannot fetch {url}: unable to connect to 127\.0\.0\.1:"):
+    with pytest.raises(
+        SourceError, match=rf"^cannot fetch {url}: unable to connect to 127\.0\.0\.1:"
+    ):
         open_checkout(url, cache_dir=tmp_path, refresh=True)
     with pytest.raises(SourceError, match=rf"^cannot fetch {url}: "):
         open_checkout(f"{url}@not-cached", cache_dir=tmp_path)
@@ -76,7 +96,10 @@ def test_offline_uses_only_the_cache_and_takes_no_lock(
     url = daemon.url("r.git")
     with pytest.raises(SourceError) as err:
         open_checkout(url, cache_dir=tmp_path, offline=True)
-    assert err.value.message == f"{url} is not in the cache ({tmp_path / 'git'}) and offline mode forbids cloning"
+    assert (
+        err.value.message
+        == f"{url} is not in the cache ({tmp_path / 'git'}) and offline mode forbids cloning"
+    )
     open_checkout(url, cache_dir=tmp_path)
     add_commit(daemon.base / "r.git", {"later.py": b"x"}, tags=["v2"])
     slot = MirrorSlot.for_url(url, tmp_path)
@@ -89,7 +112,9 @@ def test_offline_uses_only_the_cache_and_takes_no_lock(
     assert err.value.hint == "run again without --offline to fetch it"
 
 
-def test_refresh_and_missing_revs_fetch(served: tuple[GitDaemon, dict[str, str]], tmp_path: Path) -> None:
+def test_refresh_and_missing_revs_fetch(
+    served: tuple[GitDaemon, dict[str, str]], tmp_path: Path
+) -> None:
     daemon, sha = served
     url = daemon.url("r.git")
     assert open_checkout(url, cache_dir=tmp_path).sha == sha["main"]
@@ -105,15 +130,23 @@ def test_refresh_and_missing_revs_fetch(served: tuple[GitDaemon, dict[str, str]]
 def test_unreachable_remote_is_a_source_error_at_once(tmp_path: Path) -> None:
     port = free_port()
     for url, reason in [
-        (f"git://127.0.0.1:{port}/r.git", "unable to connect to 127.0.0.1: 127.0.0.1[0: 127.0.0.1]: "
-                                          "errno=Connection refused"),
-        (f"ssh://127.0.0.1:{port}/r.git", f"ssh: connect to host 127.0.0.1 port {port}: Connection refused"),
+        (
+            f"git://127.0.0.1:{port}/r.git",
+            "unable to connect to 127.0.0.1: 127.0.0.1[0: 127.0.0.1]: errno=Connection refused",
+        ),
+        (
+            f"ssh://127.0.0.1:{port}/r.git",
+            f"ssh: connect to host 127.0.0.1 port {port}: Connection refused",
+        ),
     ]:
         with pytest.raises(SourceError) as err:
             open_checkout(url, cache_dir=tmp_path, timeout=20)
         assert err.value.message == f"cannot clone {url}: {reason}"
         assert err.value.exit_code == ExitCode.SOURCE
-    assert sorted(p.suffix for p in (tmp_path / "git").iterdir()) == [".lock", ".lock"]  # no mirror, no temp
+    assert sorted(p.suffix for p in (tmp_path / "git").iterdir()) == [
+        ".lock",
+        ".lock",
+    ]  # no mirror, no temp
 
 
 def test_silent_remote_times_out(tmp_path: Path) -> None:
@@ -152,12 +185,13 @@ def test_no_credential_prompt_helper_or_askpass_is_consulted(
 ) -> None:
     marker = tmp_path / "asked"
     spy = tmp_path / "spy"
-    spy.write_text(f"#!/bin/sh\necho \"$0 $*\" >> {marker}\necho username=u\necho password=p\n")
+    spy.write_text(f'#!/bin/sh\necho "$0 $*" >> {marker}\necho username=u\necho password=p\n')
     spy.chmod(0o755)
     home = tmp_path / "home"
     home.mkdir()
-    (home / ".gitconfig").write_text(f"[credential]\n\thelper = {spy}\n"
-                                     f"[credential \"http://127.0.0.1\"]\n\thelper = {spy}\n")
+    (home / ".gitconfig").write_text(
+        f'[credential]\n\thelper = {spy}\n[credential "http://127.0.0.1"]\n\thelper = {spy}\n'
+    )
     monkeypatch.setenv("HOME", str(home))
     monkeypatch.setenv("GIT_ASKPASS", str(spy))
     monkeypatch.setenv("SSH_ASKPASS", str(spy))
@@ -173,25 +207,39 @@ def test_no_credential_prompt_helper_or_askpass_is_consulted(
 
 
 def test_git_environment_forbids_prompts() -> None:
-    env = git_env(network=True, timeout=60, base={"PATH": "/usr/bin", "GIT_DIR": "/x", "GIT_TRACE": "1",
-                                                  "GIT_SSH_COMMAND": "ssh -i key -o BatchMode=no"})
+    env = git_env(
+        network=True,
+        timeout=60,
+        base={
+            "PATH": "/usr/bin",
+            "GIT_DIR": "/x",
+            "GIT_TRACE": "1",
+            "GIT_SSH_COMMAND": "ssh -i key -o BatchMode=no",
+        },
+    )
     assert env["GIT_TERMINAL_PROMPT"] == "0" and env["SSH_ASKPASS_REQUIRE"] == "never"
     assert os.path.basename(env["GIT_ASKPASS"]) == "false" == os.path.basename(env["SSH_ASKPASS"])
     assert "GIT_DIR" not in env and env["GIT_TRACE"] == "1"
     assert env["GIT_ALLOW_PROTOCOL"] == "https:http:ssh:git:file"
     assert env["GIT_SSH_COMMAND"] == (
-        "ssh -o BatchMode=yes -o ConnectTimeout=30 -o ServerAliveInterval=15 -o ServerAliveCountMax=3 "
+        "ssh -o BatchMode=yes -o ConnectTimeout=30 -o ServerAliveInterval=15 "
+        "-o ServerAliveCountMax=3 "
         "-i key -o BatchMode=no"
     )
     offline = git_env(network=False, timeout=5, base={})
-    assert (offline["GIT_ALLOW_PROTOCOL"], offline["GIT_NO_LAZY_FETCH"]) == ("boundary-audit-no-network", "1")
+    assert (offline["GIT_ALLOW_PROTOCOL"], offline["GIT_NO_LAZY_FETCH"]) == (
+        "boundary-audit-no-network",
+        "1",
+    )
     assert ssh_command(5, "/opt/plink -batch") == (
         "/opt/plink -batch -o BatchMode=yes -o ConnectTimeout=5 -o ServerAliveInterval=15 "
         "-o ServerAliveCountMax=3"
     )
 
 
-def test_a_mirror_without_marker_is_recloned(served: tuple[GitDaemon, dict[str, str]], tmp_path: Path) -> None:
+def test_a_mirror_without_marker_is_recloned(
+    served: tuple[GitDaemon, dict[str, str]], tmp_path: Path
+) -> None:
     daemon, sha = served
     url = daemon.url("r.git")
     slot = MirrorSlot.for_url(url, tmp_path)

@@ -14,8 +14,14 @@ VALID = [
     # shorthand
     ("openai/codex", RepoSpec("github", "https://github.com/openai/codex.git", None)),
     ("openai/codex@v1.2", RepoSpec("github", "https://github.com/openai/codex.git", "v1.2")),
-    ("openai/codex.git@abc1234", RepoSpec("github", "https://github.com/openai/codex.git", "abc1234")),
-    ("SWE-agent/SWE-agent@release/1.0", RepoSpec("github", "https://github.com/SWE-agent/SWE-agent.git", "release/1.0")),
+    (
+        "openai/codex.git@abc1234",
+        RepoSpec("github", "https://github.com/openai/codex.git", "abc1234"),
+    ),
+    (
+        "SWE-agent/SWE-agent@release/1.0",
+        RepoSpec("github", "https://github.com/SWE-agent/SWE-agent.git", "release/1.0"),
+    ),
     ("o/r.js@main", RepoSpec("github", "https://github.com/o/r.js.git", "main")),
     # https / http, with and without userinfo
     ("https://github.com/o/r.git", RepoSpec("url", "https://github.com/o/r.git", None)),
@@ -33,8 +39,10 @@ VALID = [
     ("host:/srv/r.git@refs/pull/7/head", RepoSpec("url", "host:/srv/r.git", "refs/pull/7/head")),
     ("git@[::1]:r.git@main", RepoSpec("url", "git@[::1]:r.git", "main")),
     # git:// and file://
-    ("git://127.0.0.1:9418/r.git@0123456789abcdef0123456789abcdef01234567",
-     RepoSpec("url", "git://127.0.0.1:9418/r.git", "0123456789abcdef0123456789abcdef01234567")),
+    (
+        "git://127.0.0.1:9418/r.git@0123456789abcdef0123456789abcdef01234567",
+        RepoSpec("url", "git://127.0.0.1:9418/r.git", "0123456789abcdef0123456789abcdef01234567"),
+    ),
     ("file:///srv/git/r.git@feature/x-1", RepoSpec("url", "file:///srv/git/r.git", "feature/x-1")),
     ("file://localhost/srv/r", RepoSpec("url", "file://localhost/srv/r", None)),
 ]
@@ -50,7 +58,10 @@ INVALID = [
     (" owner/name", "invalid spec ' owner/name': contains whitespace or a control character"),
     ("owner/na\nme", "invalid spec 'owner/na\\nme': contains whitespace or a control character"),
     ("a/b/c", "invalid spec 'a/b/c': not an existing path, a git URL or a GitHub owner/name"),
-    ("justaword", "invalid spec 'justaword': not an existing path, a git URL or a GitHub owner/name"),
+    (
+        "justaword",
+        "invalid spec 'justaword': not an existing path, a git URL or a GitHub owner/name",
+    ),
     ("-rf/x", "invalid spec '-rf/x': not an existing path, a git URL or a GitHub owner/name"),
     ("o/..", "invalid spec 'o/..': not an existing path, a git URL or a GitHub owner/name"),
     ("owner/name@-x", "invalid spec 'owner/name@-x': invalid revision '-x'"),
@@ -59,22 +70,43 @@ INVALID = [
     ("owner/name@x.lock", "invalid spec 'owner/name@x.lock': invalid revision 'x.lock'"),
     ("owner/name@a//b", "invalid spec 'owner/name@a//b': invalid revision 'a//b'"),
     ("owner/name@.hidden", "invalid spec 'owner/name@.hidden': invalid revision '.hidden'"),
-    ("ftp://host/r.git", "invalid spec 'ftp://host/r.git': unsupported URL scheme 'ftp' "
-     "(use one of https, http, ssh, git, file, git+ssh, ssh+git)"),
-    ("ext::sh -c touch% /tmp/pwned", "invalid spec 'ext::sh -c touch% /tmp/pwned': contains whitespace or a control character"),
-    ("ext::nc%20evil", "invalid spec 'ext::nc%20evil': remote-helper syntax 'transport::address' is not supported"),
+    (
+        "ftp://host/r.git",
+        "invalid spec 'ftp://host/r.git': unsupported URL scheme 'ftp' "
+        "(use one of https, http, ssh, git, file, git+ssh, ssh+git)",
+    ),
+    (
+        "ext::sh -c touch% /tmp/pwned",
+        "invalid spec 'ext::sh -c touch% /tmp/pwned': contains whitespace or a control character",
+    ),
+    (
+        "ext::nc%20evil",
+        "invalid spec 'ext::nc%20evil': remote-helper syntax 'transport::address' is not supported",
+    ),
     ("https://host", "invalid spec 'https://host': the URL names no repository path"),
     ("https://host/", "invalid spec 'https://host/': the URL names no repository path"),
     ("https://host@v1", "invalid spec 'https://host@v1': the URL names no repository path"),
     ("https://host/r.git@", "invalid spec 'https://host/r.git@': empty revision after '@'"),
     ("https://:443/r", "invalid spec 'https://:443/r': invalid host ':443'"),
     ("https://host:/r", "invalid spec 'https://host:/r': invalid host 'host:'"),
-    ("ssh://-oProxyCommand=x/r", "invalid spec 'ssh://-oProxyCommand=x/r': a host or user may not start with '-'"),
-    ("-oProxyCommand=x:r", "invalid spec '-oProxyCommand=x:r': a host or user may not start with '-'"),
-    ("file://otherhost/r", "invalid spec 'file://otherhost/r': file:// URLs name a path on this machine (file:///path)"),
+    (
+        "ssh://-oProxyCommand=x/r",
+        "invalid spec 'ssh://-oProxyCommand=x/r': a host or user may not start with '-'",
+    ),
+    (
+        "-oProxyCommand=x:r",
+        "invalid spec '-oProxyCommand=x:r': a host or user may not start with '-'",
+    ),
+    (
+        "file://otherhost/r",
+        "invalid spec 'file://otherhost/r': file:// URLs name a path on this machine (file:///path)",
+    ),
     ("git@host:", "invalid spec 'git@host:': no repository path after ':'"),
     ("git@host:@v1", "invalid spec 'git@host:@v1': no repository path after ':'"),
-    ("https://u:secret@host/r@a b", "invalid spec 'https://u:***@host/r@a b': contains whitespace or a control character"),
+    (
+        "https://u:secret@host/r@a b",
+        "invalid spec 'https://u:***@host/r@a b': contains whitespace or a control character",
+    ),
 ]
 
 
@@ -93,8 +125,12 @@ def test_invalid_spec_is_one_line_source_error(text: str, message: str, tmp_path
 
 
 def test_missing_local_paths_are_errors_not_shorthand(tmp_path: Path) -> None:
-    for text, shown in [("./nope", "./nope"), ("../nope@v1", "../nope"), ("/no/such/dir", "/no/such/dir"),
-                        ("~/no-such-boundary-audit-dir", "~/no-such-boundary-audit-dir")]:
+    for text, shown in [
+        ("./nope", "./nope"),
+        ("../nope@v1", "../nope"),
+        ("/no/such/dir", "/no/such/dir"),
+        ("~/no-such-boundary-audit-dir", "~/no-such-boundary-audit-dir"),
+    ]:
         with pytest.raises(SourceError) as err:
             parse_spec(text, cwd=tmp_path)
         assert err.value.message == f"no such path: {shown!r}"
@@ -104,13 +140,20 @@ def test_existing_path_wins_over_shorthand_and_at(tmp_path: Path) -> None:
     (tmp_path / "owner" / "name").mkdir(parents=True)
     (tmp_path / "dir@weird").mkdir()
     real = tmp_path.resolve()
-    assert parse_spec("owner/name", cwd=tmp_path) == RepoSpec("local", str(real / "owner/name"), None)
-    assert parse_spec("owner/name@v1", cwd=tmp_path) == RepoSpec("local", str(real / "owner/name"), "v1")
+    assert parse_spec("owner/name", cwd=tmp_path) == RepoSpec(
+        "local", str(real / "owner/name"), None
+    )
+    assert parse_spec("owner/name@v1", cwd=tmp_path) == RepoSpec(
+        "local", str(real / "owner/name"), "v1"
+    )
     assert parse_spec("dir@weird", cwd=tmp_path) == RepoSpec("local", str(real / "dir@weird"), None)
-    assert parse_spec("dir@weird@main", cwd=tmp_path) == RepoSpec("local", str(real / "dir@weird"), "main")
+    assert parse_spec("dir@weird@main", cwd=tmp_path) == RepoSpec(
+        "local", str(real / "dir@weird"), "main"
+    )
     assert parse_spec(".", cwd=tmp_path) == RepoSpec("local", str(real), None)
     assert parse_spec(f"{tmp_path}/owner/../owner/name@abc1", cwd=Path("/")) == RepoSpec(
-        "local", str(real / "owner/name"), "abc1")
+        "local", str(real / "owner/name"), "abc1"
+    )
     with pytest.raises(SourceError, match=r"invalid revision 'x y'"):
         parse_spec("owner/name@x y", cwd=tmp_path)
 

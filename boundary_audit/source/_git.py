@@ -85,7 +85,9 @@ def ssh_command(timeout: float, inherited: str | None) -> str:
     return shlex.join(words)
 
 
-def git_env(*, network: bool, timeout: float, base: Mapping[str, str] | None = None) -> dict[str, str]:
+def git_env(
+    *, network: bool, timeout: float, base: Mapping[str, str] | None = None
+) -> dict[str, str]:
     """The environment for one git call; `network` says whether it may use a transport."""
     base = os.environ if base is None else base
     env = {k: v for k, v in base.items() if not k.startswith("GIT_") or k in _KEEP}
@@ -132,8 +134,15 @@ def run_git(
     env = git_env(network=network, timeout=timeout)
     env.update(extra_env or {})
     argv = git_argv(args, git_dir=git_dir, timeout=timeout)
-    result = run(argv, timeout=timeout, input=input, env=env, error=SourceError, what="git",
-                 output_cap=output_cap)
+    result = run(
+        argv,
+        timeout=timeout,
+        input=input,
+        env=env,
+        error=SourceError,
+        what="git",
+        output_cap=output_cap,
+    )
     if result.truncated:
         raise SourceError(f"git {args[0]}: output larger than {output_cap} bytes")
     return result
@@ -142,14 +151,25 @@ def run_git(
 def failed(result: ProcessResult, doing: str, timeout: float) -> SourceError:
     """A one-line SourceError for a git call that did not succeed: `doing: reason`."""
     if result.timed_out:
-        return SourceError(f"{doing}: no result within {timeout:g}s (timed out)",
-                           hint="check that the remote is reachable, or raise the timeout")
+        return SourceError(
+            f"{doing}: no result within {timeout:g}s (timed out)",
+            hint="check that the remote is reachable, or raise the timeout",
+        )
     detail = reason(result.stderr) or f"git exited with status {result.returncode}"
     hint = None
-    if any(k in detail for k in ("could not read Username", "could not read Password",
-                                 "Permission denied", "Authentication failed")):
-        hint = ("boundary-audit never prompts for credentials: use an ssh agent or key, "
-                "or a URL that needs none")
+    if any(
+        k in detail
+        for k in (
+            "could not read Username",
+            "could not read Password",
+            "Permission denied",
+            "Authentication failed",
+        )
+    ):
+        hint = (
+            "boundary-audit never prompts for credentials: use an ssh agent or key, "
+            "or a URL that needs none"
+        )
     return SourceError(f"{doing}: {detail}", hint=hint)
 
 

@@ -119,7 +119,9 @@ def ensure_root(root: Path) -> None:
 
 
 @contextlib.contextmanager
-def locked(path: Path, timeout: float, on_wait: Callable[[str], None] | None = None) -> Iterator[None]:
+def locked(
+    path: Path, timeout: float, on_wait: Callable[[str], None] | None = None
+) -> Iterator[None]:
     """Hold an exclusive flock on `path`; wait at most `timeout` seconds for another holder."""
     fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o644)
     try:
@@ -132,7 +134,8 @@ def locked(path: Path, timeout: float, on_wait: Callable[[str], None] | None = N
             except BlockingIOError:
                 if time.monotonic() >= deadline:
                     raise SourceError(
-                        f"another boundary-audit process has held {path} for more than {timeout:g}s",
+                        f"another boundary-audit process has held {path} "
+                        f"for more than {timeout:g}s",
                         hint="wait for it to finish, or use a different cache directory",
                     ) from None
                 if on_wait is not None and not told:

@@ -1,4 +1,4 @@
-"""The checkout stage's public face: `open_checkout(spec) -> Checkout`, whose files the scanner reads.
+"""The checkout stage's public face: `open_checkout(spec) -> Checkout`, read by the scanner.
 
 A `Checkout` names a commit in a git directory (a cached bare mirror, or a local repository
 read in place) and reads that commit's tree from the object store. Nothing is checked out on
@@ -99,7 +99,11 @@ class Checkout:
         unmatched: list[str] = []
         if paths is not None:
             entries, unmatched = _select(entries, paths)
-        absent = missing_blobs(self.git_dir, self.sha, timeout=self.timeout) if self.partial else frozenset()
+        absent = (
+            missing_blobs(self.git_dir, self.sha, timeout=self.timeout)
+            if self.partial
+            else frozenset()
+        )
         readable = [e for e in entries if e.mode in REGULAR and e.oid not in absent]
         sizes = blob_sizes(self.git_dir, (e.oid for e in readable), timeout=self.timeout)
         plan = [(e, _pre_skip(e, absent, sizes, max_bytes)) for e in entries]
@@ -113,7 +117,9 @@ class Checkout:
                     why = _content_skip(data)
                 yield SourceFile(entry.path, None if why else data, why, entry.mode, entry.raw_path)
         for path in unmatched:
-            yield SourceFile(path, None, SKIP_NO_SUCH_PATH, 0, path.encode("utf-8", "surrogateescape"))
+            yield SourceFile(
+                path, None, SKIP_NO_SUCH_PATH, 0, path.encode("utf-8", "surrogateescape")
+            )
 
     def read(self, path: str | bytes) -> bytes:
         """The bytes of one regular file at the commit (any size, binary or not).
@@ -129,7 +135,9 @@ class Checkout:
             kind = "submodule" if entry.mode == MODE_GITLINK else "directory"
             raise SourceError(f"{shown} is a {kind} at {self.sha[:12]}, not a file")
         with BlobStream(self.git_dir, timeout=self.timeout) as stream:
-            absent = self.partial and entry.oid in missing_blobs(self.git_dir, self.sha, timeout=self.timeout)
+            absent = self.partial and entry.oid in missing_blobs(
+                self.git_dir, self.sha, timeout=self.timeout
+            )
             data = None if absent else next(stream.contents([entry.oid]))[1]
         if data is None:
             raise SourceError(f"the blob of {shown} is missing from {self.git_dir}")
@@ -137,7 +145,9 @@ class Checkout:
 
     def _entry(self, path: str | bytes) -> TreeEntry:
         if isinstance(path, str) and "\\x" in path:
-            matches = [e for e in list_tree(self.git_dir, self.sha, timeout=self.timeout) if e.path == path]
+            matches = [
+                e for e in list_tree(self.git_dir, self.sha, timeout=self.timeout) if e.path == path
+            ]
         else:
             raw = path if isinstance(path, bytes) else path.encode("utf-8")
             raw = raw.strip(b"/")
@@ -171,8 +181,14 @@ def open_checkout(
             git_dir, sha, notes = local.git_dir, local.sha, local.notes
             url = Path(rs.location).as_uri()
         else:
-            git_dir, sha = open_mirror(rs, offline=offline, refresh=refresh, cache_dir=cache_dir,
-                                       timeout=timeout, progress=report)
+            git_dir, sha = open_mirror(
+                rs,
+                offline=offline,
+                refresh=refresh,
+                cache_dir=cache_dir,
+                timeout=timeout,
+                progress=report,
+            )
             notes, url = (), redact(rs.location)
         return Checkout(rs, url, sha, git_dir, notes, is_promisor(git_dir), timeout)
 
@@ -185,19 +201,29 @@ def materialize(checkout: Checkout, dest: Path) -> Path:
     """
     dest = Path(dest)
     if dest.exists() and (not dest.is_dir() or any(dest.iterdir())):
-        raise SourceError(f"cannot materialize into {dest}: it exists and is not an empty directory")
+        raise SourceError(
+            f"cannot materialize into {dest}: it exists and is not an empty directory"
+        )
     dest.mkdir(parents=True, exist_ok=True)
     with tempfile.TemporaryDirectory(prefix="boundary-audit-index-") as tmp:
         env = {"GIT_INDEX_FILE": str(Path(tmp) / "index")}
-        for args in (["read-tree", checkout.sha],
-                     ["--work-tree", str(dest.resolve()), "checkout-index", "-a", "-f"]):
-            res = _git.run_git(args, git_dir=checkout.git_dir, timeout=checkout.timeout, extra_env=env)
+        for args in (
+            ["read-tree", checkout.sha],
+            ["--work-tree", str(dest.resolve()), "checkout-index", "-a", "-f"],
+        ):
+            res = _git.run_git(
+                args, git_dir=checkout.git_dir, timeout=checkout.timeout, extra_env=env
+            )
             if res.returncode != 0 or res.timed_out:
-                raise _git.failed(res, f"cannot materialize {checkout.sha[:12]} into {dest}", checkout.timeout)
+                raise _git.failed(
+                    res, f"cannot materialize {checkout.sha[:12]} into {dest}", checkout.timeout
+                )
     return dest
 
 
-def _pre_skip(entry: TreeEntry, absent: frozenset[str], sizes: dict[str, int | None], limit: int) -> str | None:
+def _pre_skip(
+    entry: TreeEntry, absent: frozenset[str], sizes: dict[str, int | None], limit: int
+) -> str | None:
     if entry.mode == MODE_SYMLINK:
         return SKIP_SYMLINK
     if entry.mode == MODE_GITLINK:
@@ -236,6 +262,8 @@ def _git_errors() -> Iterator[None]:
     try:
         yield
     except git.GitError as exc:
-        raise SourceError(f"git: {str(exc).splitlines()[0] if str(exc) else type(exc).__name__}") from exc
+        raise SourceError(
+            f"git: {str(exc).splitlines()[0] if str(exc) else type(exc).__name__}"
+        ) from exc
     except OSError as exc:
         raise SourceError(f"{exc.filename or 'source'}: {exc.strerror or exc}") from exc

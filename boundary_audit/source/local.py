@@ -45,14 +45,18 @@ def open_local(spec: RepoSpec, *, timeout: float) -> LocalRepo:
     if sha is None:
         if spec.rev is None:
             raise SourceError(f"{path} has no commits yet", hint="commit something, or give a rev")
-        raise SourceError(f"unknown revision {spec.rev!r} in {path}",
-                          hint="local repositories are never fetched into; fetch it yourself")
+        raise SourceError(
+            f"unknown revision {spec.rev!r} in {path}",
+            hint="local repositories are never fetched into; fetch it yourself",
+        )
     notes: tuple[str, ...] = ()
     if spec.rev is None and repo.working_tree_dir is not None:
         changed = _changed_files(git_dir, Path(repo.working_tree_dir), timeout)
         if changed:
-            notes = (f"{path} has {changed} uncommitted change(s); scanned HEAD ({sha[:12]}) "
-                     "as committed, not the working files",)
+            notes = (
+                f"{path} has {changed} uncommitted change(s); scanned HEAD ({sha[:12]}) "
+                "as committed, not the working files",
+            )
     return LocalRepo(git_dir, sha, notes)
 
 
@@ -94,8 +98,16 @@ def _hint(path: Path) -> str:
 
 def _changed_files(git_dir: Path, work_tree: Path, timeout: float) -> int:
     res = _git.run_git(
-        ["--work-tree", str(work_tree), "status", "--porcelain=v1", "-z",
-         "--untracked-files=no", "--ignore-submodules=all", "--no-renames"],
+        [
+            "--work-tree",
+            str(work_tree),
+            "status",
+            "--porcelain=v1",
+            "-z",
+            "--untracked-files=no",
+            "--ignore-submodules=all",
+            "--no-renames",
+        ],
         git_dir=git_dir,
         timeout=timeout,
     )

@@ -47,8 +47,10 @@ def display_path(raw: bytes) -> str:
     return raw.decode("utf-8", "backslashreplace")
 
 
-def list_tree(git_dir: Path, sha: str, *, timeout: float, path: bytes | None = None) -> list[TreeEntry]:
-    """Every blob, symlink and gitlink of `sha`'s tree (or the one entry at `path`), in tree order."""
+def list_tree(
+    git_dir: Path, sha: str, *, timeout: float, path: bytes | None = None
+) -> list[TreeEntry]:
+    """Every blob, symlink and gitlink of `sha`'s tree (or the entry at `path`), in tree order."""
     args = ["ls-tree", "-z", "--full-tree"]
     args += ["--", sha] if path is None else [sha, "--", path.decode("utf-8", "surrogateescape")]
     if path is None:
@@ -158,7 +160,9 @@ class BlobStream:
         if self._proc is None:
             self._stderr.seek(0)
             self._stderr.truncate()
-            argv = _git.git_argv(["cat-file", "--batch"], git_dir=self._git_dir, timeout=self._timeout)
+            argv = _git.git_argv(
+                ["cat-file", "--batch"], git_dir=self._git_dir, timeout=self._timeout
+            )
             try:
                 self._proc = subprocess.Popen(
                     argv,

@@ -41,7 +41,9 @@ _HELPER = re.compile(r"^[A-Za-z][A-Za-z0-9+.-]*::")
 _SCP = re.compile(
     r"^(?:(?P<user>[^@/:\s]+)@)?(?P<host>\[[0-9A-Fa-f:.]+\]|[^@/:\[\]\s]+):(?P<path>.*)$"
 )
-_SHORTHAND = re.compile(r"^(?P<owner>[A-Za-z0-9][A-Za-z0-9-]{0,38})/(?P<name>[A-Za-z0-9._-]{1,100})$")
+_SHORTHAND = re.compile(
+    r"^(?P<owner>[A-Za-z0-9][A-Za-z0-9-]{0,38})/(?P<name>[A-Za-z0-9._-]{1,100})$"
+)
 _HEX = re.compile(r"^[0-9a-fA-F]{4,40}$")
 _BAD_REV_CHARS = re.compile(r"[\x00-\x20\x7f~^:?*\[\\@]")
 _HOSTPORT = re.compile(r"^(?P<host>\[[0-9A-Fa-f:.]+\]|[^:\[\]]+)(?::(?P<port>[0-9]*))?$")
@@ -141,7 +143,7 @@ def canonical_url(location: str) -> str:
 
 def _local(text: str, cwd: Path | None) -> RepoSpec | None:
     base = cwd or Path.cwd()
-    candidates = [(text, None)]
+    candidates: list[tuple[str, str | None]] = [(text, None)]
     if "@" in text:
         head, _, tail = text.rpartition("@")
         if head:
@@ -154,7 +156,9 @@ def _local(text: str, cwd: Path | None) -> RepoSpec | None:
         except (OSError, ValueError):  # embedded NUL, name too long
             found = False
         if found:
-            return RepoSpec("local", str(path.resolve()), check_rev(rev, text) if rev is not None else None)
+            return RepoSpec(
+                "local", str(path.resolve()), check_rev(rev, text) if rev is not None else None
+            )
     return None
 
 

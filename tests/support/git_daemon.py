@@ -33,13 +33,18 @@ def free_port() -> int:
         return int(s.getsockname()[1])
 
 
-def wait_for_port(port: int, proc: subprocess.Popen[bytes] | None = None, timeout: float = 10.0) -> None:
+def wait_for_port(
+    port: int, proc: subprocess.Popen[bytes] | None = None, timeout: float = 10.0
+) -> None:
     """Return once 127.0.0.1:port accepts a connection; raise if `proc` dies or time runs out."""
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
         if proc is not None and proc.poll() is not None:
             raise RuntimeError(f"daemon exited with {proc.returncode} before listening")
-        with contextlib.suppress(OSError), socket.create_connection(("127.0.0.1", port), timeout=0.5):
+        with (
+            contextlib.suppress(OSError),
+            socket.create_connection(("127.0.0.1", port), timeout=0.5),
+        ):
             return
         time.sleep(0.02)
     raise RuntimeError(f"nothing listens on 127.0.0.1:{port} after {timeout}s")
@@ -58,10 +63,23 @@ class GitDaemon:
         self.base.mkdir(parents=True, exist_ok=True)
         for _attempt in range(3):
             self.port = free_port()
-            argv = ["git", "daemon", "--reuseaddr", f"--base-path={self.base}", "--export-all",
-                    "--listen=127.0.0.1", f"--port={self.port}", str(self.base)]
-            self._proc = subprocess.Popen(argv, env=git_env(), start_new_session=True,
-                                          stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+            argv = [
+                "git",
+                "daemon",
+                "--reuseaddr",
+                f"--base-path={self.base}",
+                "--export-all",
+                "--listen=127.0.0.1",
+                f"--port={self.port}",
+                str(self.base),
+            ]
+            self._proc = subprocess.Popen(
+                argv,
+                env=git_env(),
+                start_new_session=True,
+                stdout=subprocess.DEVNULL,
+                stderr=subprocess.DEVNULL,
+            )
             try:
                 wait_for_port(self.port, self._proc)
                 return
@@ -144,8 +162,10 @@ class TcpProxy:
             except OSError:
                 client.close()
                 continue
-            pumps = [threading.Thread(target=self._pump, args=(client, server, False), daemon=True),
-                     threading.Thread(target=self._pump, args=(server, client, True), daemon=True)]
+            pumps = [
+                threading.Thread(target=self._pump, args=(client, server, False), daemon=True),
+                threading.Thread(target=self._pump, args=(server, client, True), daemon=True),
+            ]
             with self._lock:
                 self.connections += 1
                 self._open.append((client, server, pumps))

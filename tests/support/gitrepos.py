@@ -76,12 +76,23 @@ def make_repo(
 ) -> str:
     """Create a repository at `path` with one commit of `files`; return the commit's sha."""
     path.mkdir(parents=True, exist_ok=True)
-    run(["git", "init", "-q", f"--initial-branch={branch}", *(["--bare"] if bare else []), str(path)],
-        env=git_env(), check=True)
+    run(
+        [
+            "git",
+            "init",
+            "-q",
+            f"--initial-branch={branch}",
+            *(["--bare"] if bare else []),
+            str(path),
+        ],
+        env=git_env(),
+        check=True,
+    )
     for key, value in (config or {}).items():
         git(path, "config", key, value)
-    return add_commit(path, files, branch=branch, message=message, tags=tags, annotated=annotated,
-                      when=EPOCH)
+    return add_commit(
+        path, files, branch=branch, message=message, tags=tags, annotated=annotated, when=EPOCH
+    )
 
 
 def add_commit(
@@ -97,7 +108,11 @@ def add_commit(
 ) -> str:
     """Commit `files` (and deletions) on top of `branch` (created if new); return the sha."""
     parent = _branch_sha(path, branch)
-    when = when if when is not None else EPOCH + 60 * (1 + int(git(path, "rev-list", "--count", "--all") or 0))
+    when = (
+        when
+        if when is not None
+        else EPOCH + 60 * (1 + int(git(path, "rev-list", "--count", "--all") or 0))
+    )
     out = bytearray()
     out += f"commit refs/heads/{branch}\nmark :1\n".encode()
     out += f"author {AUTHOR} {when} +0000\ncommitter {AUTHOR} {when} +0000\n".encode()
@@ -119,8 +134,11 @@ def add_commit(
 
 
 def _branch_sha(path: Path, branch: str) -> str | None:
-    res = run(["git", "-C", str(path), "rev-parse", "--verify", "--quiet", f"refs/heads/{branch}"],
-              env=git_env(), timeout=30)
+    res = run(
+        ["git", "-C", str(path), "rev-parse", "--verify", "--quiet", f"refs/heads/{branch}"],
+        env=git_env(),
+        timeout=30,
+    )
     return res.stdout.decode().strip() or None
 
 

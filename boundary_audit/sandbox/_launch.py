@@ -61,10 +61,14 @@ def prlimit_path() -> str | None:
 
 
 def rlimit_argv(limits: Limits, prlimit: str = "prlimit") -> list[str]:
-    """`prlimit` options for `limits`, ending in `--`."""
+    """`prlimit` options for `limits`, ending in `--`.
+
+    The CPU hard limit is one second above the soft one, so that a busy run gets SIGXCPU
+    (exit 152) first, and SIGKILL only if it ignores that.
+    """
     return [
         prlimit,
-        f"--cpu={limits.cpu_s}",
+        f"--cpu={limits.cpu_s}:{limits.cpu_s + 1}",
         f"--as={limits.memory_bytes}",
         f"--fsize={limits.file_bytes}",
         f"--nproc={limits.max_procs}",

@@ -155,7 +155,7 @@ class DockerSandbox(Sandbox):
                 pids_limit=lim.max_procs,
                 nano_cpus=1_000_000_000,
                 ulimits=[
-                    Ulimit(name="cpu", soft=lim.cpu_s, hard=lim.cpu_s),
+                    Ulimit(name="cpu", soft=lim.cpu_s, hard=lim.cpu_s + 1),
                     Ulimit(name="fsize", soft=lim.file_bytes, hard=lim.file_bytes),
                     Ulimit(name="core", soft=0, hard=0),
                 ],

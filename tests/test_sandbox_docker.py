@@ -1,0 +1,154 @@
+"""The docker backend's own machinery: the private engine, the locally built image, cleanup."""
+
+from __future__ import annotations
+
+import io
+import os
+import tarfile
+from pathlib import Path
+
+import docker
+import pytest
+
+from boundary_audit.errors import EnvironmentUnavailable, ExitCode
+from boundary_audit.sandbox.docker import DockerSandbox
+from boundary_audit.services import dockerd as dockerd_module
+from boundary_audit.services import images
+from boundary_audit.services.dockerd import Dockerd, DockerEngine, _socket_path, ping
+from boundary_audit.services.images import Entry, rootfs_digest, rootfs_tar
+
+
+def test_digest_covers_path_mode_and_content() -> None:
+    base = [Entry("etc/a", 0o644, data=b"x"), Entry("bin", 0o777, link="usr/bin")]
+    assert rootfs_digest(base) == rootfs_digest(list(base))
+    assert len(rootfs_digest(base)) == 16
+    changed = [
+        [Entry("etc/a", 0o644, data=b"y"), base[1]],
+        [Entry("etc/a", 0o600, data=b"x"), base[1]],
+        [Entry("etc/b", 0o644, data=b"x"), base[1]],
+        [base[0], Entry("bin", 0o777, link="usr/sbin")],
+    ]
+    assert len({rootfs_digest(e) for e in [base, *changed]}) == 5
+
+
+def test_tarball_is_reproducible_and_root_owned() -> None:
+    entries = [
+        Entry("usr/bin/tool", 0o755, data=b"#!/bin/sh\n"),
+        Entry("bin", 0o777, link="usr/bin"),
+        Entry("tmp", 0o1777, is_dir=True),
+    ]
+    data = rootfs_tar(entries)
+    assert data == rootfs_tar(entries)
+    with tarfile.open(fileobj=io.BytesIO(data)) as tar:
+        members = {m.name: m for m in tar.getmembers()}
+    assert sorted(members) == ["bin", "tmp", "usr", "usr/bin", "usr/bin/tool"]
+    assert members["bin"].issym() and members["bin"].linkname == "usr/bin"
+    assert members["usr/bin/tool"].mode == 0o755 and members["tmp"].mode == 0o1777
+    assert {(m.uid, m.gid, m.mtime) for m in members.values()} == {(0, 0, 0)}
+
+
+def test_host_rootfs_has_the_shells_and_their_libraries() -> None:
+    paths = {e.path: e for e in images.rootfs_entries()}
+    for needed in ("usr/bin/bash", "usr/bin/sh", "usr/bin/git", "usr/bin/env", "etc/passwd"):
+        assert needed in paths
+    assert paths["lib"].link == "usr/lib" and paths["bin"].link == "usr/bin"
+    assert paths["usr/bin/sh"].source == Path(os.path.realpath("/usr/bin/dash"))
+    assert any(p.startswith("usr/lib") and "libc.so" in p for p in paths)
+
+
+def test_long_state_dirs_get_a_short_socket() -> None:
+    long_dir = Path("/x" * 60)
+    sock = _socket_path(long_dir)
+    assert sock.parent.parent == Path("/tmp") and sock.name == "docker.sock"
+    assert sock.parent.name.startswith("ba-dockerd-") and len(str(sock)) < 100
+    assert _socket_path(Path("/tmp/s")) == Path("/tmp/s/docker.sock")
+
+
+def test_ping_is_false_without_an_engine(tmp_path: Path) -> None:
+    assert ping(tmp_path / "none.sock") is False
+    (tmp_path / "file.sock").write_text("")
+    assert ping(tmp_path / "file.sock") is False
+
+
+def test_missing_dockerd_is_an_environment_error(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(dockerd_module.shutil, "which", lambda _: None)
+    monkeypatch.setattr(dockerd_module, "_sbin", lambda _: None)
+    with pytest.raises(EnvironmentUnavailable) as err:
+        Dockerd(tmp_path).start()
+    assert err.value.exit_code == ExitCode.ENVIRONMENT
+    assert (err.value.message, err.value.hint) == (
+        "dockerd is not installed",
+        "apt-get install docker.io",
+    )
+
+
+def test_a_dockerd_that_dies_is_reported_with_its_log(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    fake = tmp_path / "dockerd"
+    fake.write_text("#!/bin/sh\necho 'failed to start daemon: boom' >&2\nexit 1\n")
+    fake.chmod(0o755)
+    monkeypatch.setattr(dockerd_module.shutil, "which", lambda _: str(fake))
+    with pytest.raises(EnvironmentUnavailable) as err:
+        Dockerd(tmp_path / "state").start(timeout=10)
+    assert err.value.message == "dockerd did not start: failed to start daemon: boom"
+    assert err.value.hint == f"see {tmp_path / 'state' / 'dockerd.log'}"
+
+
+def test_stale_pidfile_is_cleared(tmp_path: Path) -> None:
+    (tmp_path / "dockerd.pid").write_text(str(os.getpid()))  # a live pid that is not dockerd
+    Dockerd(tmp_path)._clear_stale_pidfile()
+    assert not (tmp_path / "dockerd.pid").exists()
+
+
+@pytest.mark.docker
+def test_a_running_engine_is_reused_and_left_running(dockerd_service: Dockerd) -> None:
+    again = Dockerd(dockerd_service.state_dir)
+    assert again.start() == DockerEngine(dockerd_service.socket)
+    assert not again.owned
+    again.stop()
+    assert ping(dockerd_service.socket)
+
+
+@pytest.mark.docker
+def test_image_is_built_once_per_content(
+    docker_sandbox: DockerSandbox, docker_engine: DockerEngine
+) -> None:
+    client = docker.DockerClient(base_url=docker_engine.url)
+    try:
+        assert docker_sandbox.image == images.image_tag()
+        before = [i.id for i in client.images.list(name=images.IMAGE_REPO)]
+        assert images.ensure_image(client) == docker_sandbox.image
+        assert [i.id for i in client.images.list(name=images.IMAGE_REPO)] == before
+        assert len(before) == 1
+    finally:
+        client.close()
+
+
+@pytest.mark.docker
+def test_containers_are_removed_after_every_run(
+    docker_sandbox: DockerSandbox, docker_engine: DockerEngine
+) -> None:
+    client = docker.DockerClient(base_url=docker_engine.url)
+    try:
+        with docker_sandbox.workspace() as ws:
+            docker_sandbox.run(ws, ["/bin/sh", "-c", "setsid sleep 100 & echo hi"])
+            docker_sandbox.run(ws, ["/bin/sh", "-c", "sleep 100"], timeout=0.5)
+            left = client.containers.list(
+                all=True, filters={"label": f"boundary-audit.run={ws.run_id}"}
+            )
+        assert left == []
+    finally:
+        client.close()
+
+
+@pytest.mark.docker
+def test_docker_does_not_run_host_programs(docker_sandbox: DockerSandbox) -> None:
+    assert DockerSandbox.host_programs is False
+    with docker_sandbox.workspace() as ws:
+        r = docker_sandbox.run(
+            ws, ["/bin/sh", "-c", "command -v python3 || echo none; git --version | cut -c1-13"]
+        )
+    assert r.stdout == b"none\ngit version 2\n"

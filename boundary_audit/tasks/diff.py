@@ -59,12 +59,17 @@ def _excerpt(data: bytes, at: int) -> str:
     return f'{lead}"{escape(data[start : at + EXCERPT])}"{tail}'
 
 
-def describe_difference(expected: bytes, actual: bytes) -> str:
-    """Why `actual` is not `expected` in one line; "" when they are equal."""
+def describe_difference(expected: bytes, actual: bytes, actual_size: int | None = None) -> str:
+    """Why `actual` is not `expected` in one line; "" when they are equal.
+
+    `actual_size` is the true size when `actual` is only the start of something larger.
+    """
     at = first_difference(expected, actual)
-    if at is None:
+    size = len(actual) if actual_size is None else actual_size
+    if at is None and size == len(expected):
         return ""
+    at = len(expected) if at is None else at
     head = f"first difference at byte {at}"
-    if at in (len(actual), len(expected)):
-        head += f" (got {len(actual)} bytes, expected {len(expected)})"
+    if size != len(expected):
+        head += f" (got {size} bytes, expected {len(expected)})"
     return f"{head}: expected {_excerpt(expected, at)} got {_excerpt(actual, at)}"

@@ -10,6 +10,7 @@ only as far as the comparison needs, so a hostile multi-gigabyte file costs noth
 
 from __future__ import annotations
 
+import dataclasses
 import os
 import stat
 from dataclasses import dataclass
@@ -46,14 +47,14 @@ def _put(tree: dict[str, Entry], path: str, entry: Entry) -> None:
 
 
 def fixture_files(task: Task) -> list[FileSpec]:
-    """Every file the fixture writes into the work dir, last writer winning."""
+    """Every file the fixture writes into the work dir (paths relative to it), last writer winning."""
     final: dict[str, FileSpec] = {}
     git = task.fixture.git
     if git is not None:
         prefix = "" if git.path == "." else git.path + "/"
         for commit in git.commits:
             for f in commit.files:
-                final[prefix + f.path] = f
+                final[prefix + f.path] = dataclasses.replace(f, path=prefix + f.path)
     for f in task.fixture.files:
         final[f.path] = f
     return list(final.values())
@@ -143,10 +144,7 @@ def _check_file(full: Path, path: str, st: os.stat_result, want: Entry) -> list[
     problems = []
     actual = read_prefix(full, len(want.content) + 64)
     if st.st_size != len(want.content) or actual != want.content:
-        diff = describe_difference(want.content, actual)
-        if st.st_size != len(actual) and st.st_size > len(want.content):
-            diff = f"{diff} (file is {st.st_size} bytes)"
-        problems.append(f"{show(path)}: {diff}")
+        problems.append(f"{show(path)}: {describe_difference(want.content, actual, st.st_size)}")
     if want.mode is not None and stat.S_IMODE(st.st_mode) != want.mode:
         problems.append(f"{show(path)}: mode {stat.S_IMODE(st.st_mode):04o}, expected {want.mode:04o}")
     return problems

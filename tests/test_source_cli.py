@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -75,3 +77,29 @@ def test_unknown_revision_exit_code(tmp_path: Path, capsys: pytest.CaptureFixtur
     assert capsys.readouterr().err.splitlines()[0] == (
         f"boundary-audit: error: unknown revision 'v9' in {tmp_path / 'r'}"
     )
+
+
+def test_without_git_only_source_commands_fail_with_exit_code_5(tmp_path: Path) -> None:
+    make_repo(tmp_path / "r", {"a": b"a"})
+    bindir = tmp_path / "bin"  # a PATH with python but no git
+    bindir.mkdir()
+    (bindir / "python").symlink_to(sys.executable)
+    code = "import sys; from boundary_audit import cli; sys.exit(cli.main(sys.argv[1:]))"
+    env = {"PATH": str(bindir), "HOME": str(tmp_path)}
+    version = subprocess.run(
+        [sys.executable, "-c", code, "--version"],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert version.returncode == 0, version.stderr
+    res = subprocess.run(
+        [sys.executable, "-c", code, "source", "resolve", str(tmp_path / "r")],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert (res.returncode, res.stdout) == (ExitCode.ENVIRONMENT, "")
+    assert res.stderr == "boundary-audit: error: git: program not found: git\n"

@@ -251,3 +251,18 @@ def test_a_mirror_without_marker_is_recloned(
     assert (slot.path / MARKER).read_text() == f"git://127.0.0.1:{daemon.port}/r\n"
     assert not leftover.exists()
     assert open_checkout(url, cache_dir=tmp_path, offline=True).sha == sha["main"]
+
+
+def test_waiting_for_the_lock_is_bounded(tmp_path: Path) -> None:
+    url = f"git://127.0.0.1:{free_port()}/r.git"
+    slot = MirrorSlot.for_url(url, tmp_path)
+    slot.root.mkdir(parents=True)
+    waits: list[str] = []
+    with open(slot.lock_path, "w") as held:  # another scan is cloning this URL
+        fcntl.flock(held, fcntl.LOCK_EX)
+        with pytest.raises(SourceError) as err:
+            open_checkout(url, cache_dir=tmp_path, timeout=0.3, progress=waits.append)
+    assert err.value.message == (
+        f"another boundary-audit process has held {slot.lock_path} for more than 0.3s"
+    )
+    assert waits == [f"waiting for another process to finish with {slot.lock_path.name}"]

@@ -17,10 +17,9 @@ from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
-import git
-
 from boundary_audit.errors import SourceError
 from boundary_audit.source import _git
+from boundary_audit.source._gitpython import git
 from boundary_audit.source.local import is_promisor, open_local
 from boundary_audit.source.mirror import open_mirror
 from boundary_audit.source.objects import (

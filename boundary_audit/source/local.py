@@ -19,10 +19,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
-import git
-
 from boundary_audit.errors import SourceError
 from boundary_audit.source import _git
+from boundary_audit.source._gitpython import git
 from boundary_audit.source.mirror import resolve
 from boundary_audit.source.spec import RepoSpec
 

@@ -24,10 +24,9 @@ import shutil
 from collections.abc import Callable
 from pathlib import Path
 
-import git
-
 from boundary_audit.errors import SourceError
 from boundary_audit.source import _git
+from boundary_audit.source._gitpython import git
 from boundary_audit.source.cache import MirrorSlot, ensure_root, locked
 from boundary_audit.source.spec import RepoSpec, redact
 

@@ -1,0 +1,149 @@
+"""The Table-8 report: what every renderer needs, and nothing from the runner or the scanner.
+
+One `Row` per boundary path: the system and the study's row, the path's contract, anchors
+(with their static verification), the observed boundary as the probes measured it, the parse
+layers, the damage measured through that boundary for each reply set, what breaks, and the
+fix. Rows of paths marked `row = false` in their adapter are `variants`, listed after the
+table. The header (`Table8Report`) records what regenerates the report. Nothing here holds a
+timing, so the same inputs give byte-identical renders.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+
+from boundary_audit.probes.model import ProbeFact
+
+SCHEMA = "boundary-audit/table8/v1"
+
+VERIFIED = "verified"
+MOVED = "moved"
+CLASS_DIFFERS = "class differs"
+NOT_FOUND = "not found"
+NO_FILE = "no such file"
+NOT_VERIFIED = "not verified"
+ANCHOR_STATUSES = (VERIFIED, MOVED, CLASS_DIFFERS, NOT_FOUND, NO_FILE, NOT_VERIFIED)
+"""Every anchor status, best first."""
+
+
+@dataclass(frozen=True)
+class AnchorCheck:
+    """One anchor and what the checkout said about it."""
+
+    anchor: str
+    """`path:start-end` as the adapter declares it."""
+    kind: str
+    """`sink` or `text`."""
+    expected: str
+    """The class (sink anchors) or the text (text anchors) that must be there."""
+    status: str
+    """One of ANCHOR_STATUSES."""
+    detail: str = ""
+    """What was found: the finding's code, class and lines, or where the text moved."""
+
+
+@dataclass(frozen=True)
+class StaticCheck:
+    """The static columns of one system: which checkout was read, and every anchor's status."""
+
+    source: str
+    """`repository@sha`, a directory, or "" when no checkout was available."""
+    commit: str | None
+    """Full sha that was read (None for a plain directory or no checkout)."""
+    pinned: bool
+    """True when the commit read is the adapter's pin (False: drift against another rev)."""
+    note: str
+    """One line: "verified at pin", "drift against REV", "not verified: no checkout (...)"."""
+    anchors: tuple[AnchorCheck, ...] = ()
+
+
+@dataclass(frozen=True)
+class FamilyDamage:
+    """Damage within one family (percentage points, one decimal)."""
+
+    family: str
+    points: float
+
+
+@dataclass(frozen=True)
+class Measure:
+    """One reply set pushed through raw and through the boundary path."""
+
+    reply_set: str
+    tasks: int
+    """Core tasks the damage is measured over."""
+    passed_raw: int
+    passed_boundary: int
+    damage_pp: float
+    """Family-weighted pass(boundary) - pass(raw) over the core tasks, in points."""
+    families: tuple[FamilyDamage, ...] = ()
+    """Core families whose damage is non-zero, most damaged first."""
+    broken: tuple[str, ...] = ()
+    """Core task ids that pass raw and fail through the boundary."""
+    fixed: tuple[str, ...] = ()
+    """Core task ids that fail raw and pass through the boundary."""
+    boundary_broken: tuple[str, ...] = ()
+    """Boundary-family task ids (outside the core) that pass raw and fail here."""
+    errors: int = 0
+    """Runs where the machinery failed (reason `error: ...`), raw or boundary."""
+    reasons: Mapping[str, str] = field(default_factory=dict)
+    """Broken task id -> the validator's reason through the boundary (first line)."""
+
+
+@dataclass(frozen=True)
+class Row:
+    """One boundary path of one system."""
+
+    system: str
+    system_name: str
+    path: str
+    title: str
+    is_row: bool
+    study_contract: str
+    study_anchor: str
+    study_observed: str
+    contract: str
+    boundary_class: str
+    shell_parses: int
+    parse_layers: tuple[str, ...]
+    observed: str
+    transport: str
+    """`name(params)` of the inner transport."""
+    preprocess: tuple[str, ...]
+    anchors: tuple[str, ...]
+    """Declared anchors, `path:lines@pin`."""
+    fix: str
+    marked: str
+    notes: tuple[str, ...]
+    facts: tuple[ProbeFact, ...]
+    measures: tuple[Measure, ...]
+    static: StaticCheck | None
+    skipped: str = ""
+    """Why this path could not be measured in the chosen sandbox ("" when it was)."""
+
+
+@dataclass(frozen=True)
+class Table8Report:
+    """The whole report."""
+
+    tool_version: str
+    command: str
+    """The exact command that regenerates the report."""
+    sandbox: str
+    task_select: str
+    task_count: int
+    core_count: int
+    reply_sets: tuple[str, ...]
+    baseline: str
+    """The transport damage is measured against (`raw`: `bash -c R`)."""
+    probes: tuple[str, ...]
+    rows: tuple[Row, ...]
+    variants: tuple[Row, ...] = ()
+    notes: tuple[str, ...] = ()
+    schema: str = SCHEMA
+
+    @property
+    def all_rows(self) -> tuple[Row, ...]:
+        """Table rows, then variants."""
+        return self.rows + self.variants

@@ -5,6 +5,8 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from boundary_audit.errors import ExitCode, SourceError
 from boundary_audit.source.cache import mirror_key
@@ -190,3 +192,33 @@ def test_mirror_key_is_readable_safe_and_distinct() -> None:
     assert a.startswith("github.com_owner_repo-") and len(a.rsplit("-", 1)[1]) == 16
     assert mirror_key("https://evil/../../etc") != mirror_key("https://evil/etc")
     assert "/" not in mirror_key("file:///../../x") and ".." not in mirror_key("https://h/..")
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.text(max_size=40))
+def test_any_text_parses_or_fails_with_one_line(text: str) -> None:
+    try:
+        spec = parse_spec(text, cwd=Path("/nonexistent-boundary-audit-cwd"))
+    except SourceError as err:
+        assert err.message and "\n" not in err.message and err.exit_code == ExitCode.SOURCE
+    else:
+        assert spec.kind in ("local", "url", "github") and spec.location
+
+
+_REV = st.from_regex(
+    r"[A-Za-z0-9_][A-Za-z0-9_-]{0,10}(/[A-Za-z0-9_][A-Za-z0-9_-]{0,10}){0,2}", fullmatch=True
+)
+_BASES = {
+    "https://u@h.example/o/r.git": RepoSpec("url", "https://u@h.example/o/r.git", None),
+    "ssh://git@h:2222/srv/a@b/r": RepoSpec("url", "ssh://git@h:2222/srv/a@b/r", None),
+    "git@h:o/r.git": RepoSpec("url", "git@h:o/r.git", None),
+    "o/r": RepoSpec("github", "https://github.com/o/r.git", None),
+    "git://h/r": RepoSpec("url", "git://h/r", None),
+}
+
+
+@settings(max_examples=100, deadline=None)
+@given(st.sampled_from(sorted(_BASES)), _REV)
+def test_the_rev_is_always_what_follows_the_last_at(base: str, rev: str) -> None:
+    spec = parse_spec(f"{base}@{rev}", cwd=Path("/nonexistent-boundary-audit-cwd"))
+    assert spec == RepoSpec(_BASES[base].kind, _BASES[base].location, rev)

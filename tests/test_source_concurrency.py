@@ -7,6 +7,7 @@ arranged, not hoped for.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import random
 import signal
@@ -108,7 +109,8 @@ def test_scan_killed_mid_clone_leaves_nothing_usable_and_next_scan_succeeds(
     victims = [scan.pid, *_descendants(scan.pid)]
     assert len(victims) >= 2  # the scan and its git clone
     for pid in victims:
-        os.kill(pid, signal.SIGKILL)
+        with contextlib.suppress(ProcessLookupError):  # a short-lived child may be gone already
+            os.kill(pid, signal.SIGKILL)
     scan.communicate(timeout=10)
     git_proxy.drop_all()
     assert scan.returncode == -signal.SIGKILL

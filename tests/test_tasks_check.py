@@ -1,4 +1,4 @@
-"""`tasks check`: the packaged suite proves itself, and broken tasks are caught with exact claims."""
+"""`tasks check`: the packaged suite proves itself; broken tasks are caught with exact claims."""
 
 from __future__ import annotations
 
@@ -31,9 +31,17 @@ def test_whole_suite_on_raw_and_nested_in_tempdir() -> None:
     results = check_tasks(tasks, TempdirSandbox(), jobs=2, transports=["raw", "nested"])
     _assert_suite_proves_itself(results, tasks)
     unverified = {i.detail for r in results for i in r.unverified}
-    assert unverified <= {"not selected", "raw: not selected", "no transport ran the oracle to a pass",
-                          "tmux-keys: not selected", "stdin: not selected", "session: not selected",
-                          "session-pipe: not selected", "argv-shlex: not selected", "script-sh: not selected"}
+    assert unverified <= {
+        "not selected",
+        "raw: not selected",
+        "no transport ran the oracle to a pass",
+        "tmux-keys: not selected",
+        "stdin: not selected",
+        "session: not selected",
+        "session-pipe: not selected",
+        "argv-shlex: not selected",
+        "script-sh: not selected",
+    }
 
 
 @pytest.mark.bwrap
@@ -73,12 +81,23 @@ naive_breaks = "raw"
 """)
     assert claims(task) == [
         ("oracle passes on raw", True, ""),
-        ("validator rejects one flipped byte (byte 1 of out.txt)", True,
-         '"out.txt": first difference at byte 1: expected "x\\n" got "x\\x0b"'),
-        ("validator rejects a stray file (stray-file.tmp)", True, 'unexpected file "stray-file.tmp" (collateral)'),
+        (
+            "validator rejects one flipped byte (byte 1 of out.txt)",
+            True,
+            '"out.txt": first difference at byte 1: expected "x\\n" got "x\\x0b"',
+        ),
+        (
+            "validator rejects a stray file (stray-file.tmp)",
+            True,
+            'unexpected file "stray-file.tmp" (collateral)',
+        ),
         ("oracle passes on nested", True, ""),
-        ("naive breaks on raw", True,
-         '"out.txt": first difference at byte 1 (got 3 bytes, expected 2): expected "x\\n" got "x \\n"'),
+        (
+            "naive breaks on raw",
+            True,
+            '"out.txt": first difference at byte 1 (got 3 bytes, expected 2): '
+            'expected "x\\n" got "x \\n"',
+        ),
     ]
 
 
@@ -89,9 +108,17 @@ naive = "printf 'x\\\\n' > out.txt"
 naive_breaks = "nested"
 """)
     assert claims(task) == [
-        ("oracle passes on raw", False, '"out.txt": first difference at byte 0: expected "x\\n" got "y\\n"'),
+        (
+            "oracle passes on raw",
+            False,
+            '"out.txt": first difference at byte 0: expected "x\\n" got "y\\n"',
+        ),
         ("validator rejects mutated states", None, "no transport ran the oracle to a pass"),
-        ("oracle fails on nested", True, '"out.txt": first difference at byte 0: expected "x\\n" got "y\\n"'),
+        (
+            "oracle fails on nested",
+            True,
+            '"out.txt": first difference at byte 0: expected "x\\n" got "y\\n"',
+        ),
         ("naive breaks on nested", False, "it passes on raw and nested"),
     ]
 
@@ -102,8 +129,10 @@ naive = "echo y > out.txt"
 naive_breaks = "nested"
 """)
     assert claims(task)[-1] == (
-        "naive breaks on nested", False,
-        'it breaks on raw already: "out.txt": first difference at byte 0: expected "x\\n" got "y\\n"',
+        "naive breaks on nested",
+        False,
+        'it breaks on raw already: "out.txt": first difference at byte 0: '
+        'expected "x\\n" got "y\\n"',
     )
 
 
@@ -117,7 +146,10 @@ naive_breaks = "raw"
 
 
 def test_a_validator_with_nothing_to_mutate_fails_its_claim() -> None:
-    task = demo('oracle = "true"\nnaive = "echo hi"\nnaive_breaks = "raw"\n', '\n[validator.stdout]\nexact = ""\n')
+    task = demo(
+        'oracle = "true"\nnaive = "echo hi"\nnaive_breaks = "raw"\n',
+        '\n[validator.stdout]\nexact = ""\n',
+    )
     assert claims(task)[:2] == [
         ("oracle passes on raw", True, ""),
         ("validator rejects one flipped byte", False, "the state has nothing to mutate"),
@@ -132,10 +164,16 @@ naive_breaks = "no-such-transport"
 """)
     result = claims(task)
     assert ("oracle passes on no-such-transport", None, "transport not registered") in result
-    assert result[-1] == ("naive breaks on no-such-transport", None, "no-such-transport: transport not registered")
+    assert result[-1] == (
+        "naive breaks on no-such-transport",
+        None,
+        "no-such-transport: transport not registered",
+    )
 
 
 def test_task_check_properties() -> None:
-    result = TaskCheck("t", (CheckItem("a", True), CheckItem("b", False, "x"), CheckItem("c", None, "y")))
+    result = TaskCheck(
+        "t", (CheckItem("a", True), CheckItem("b", False, "x"), CheckItem("c", None, "y"))
+    )
     assert [i.claim for i in result.failed] == ["b"]
     assert [i.claim for i in result.unverified] == ["c"]

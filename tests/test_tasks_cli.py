@@ -19,24 +19,54 @@ def run(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
 
 
 def test_list_json_exact(capsys: pytest.CaptureFixture[str]) -> None:
-    code, out, err = run(capsys, "tasks", "list", "--format", "json", "--select", "tty-keys-t1,write-file-t0")
+    code, out, err = run(
+        capsys, "tasks", "list", "--format", "json", "--select", "tty-keys-t1,write-file-t0"
+    )
     assert (code, err) == (0, "")
     assert out.endswith("}\n")
     assert json.loads(out) == {
         "schema": "boundary-audit/tasks/v1",
         "tasks": [
-            {"id": "write-file-t0", "family": "write-file", "tier": 0, "core": True, "group": "literal-quote",
-             "tags": [], "hazards": [], "naive_breaks": "nested", "oracle_passes": ["raw", "nested"],
-             "oracle_fails": [], "source": "tasks/write-file/write-file-t0.toml"},
-            {"id": "tty-keys-t1", "family": "tty-keys", "tier": 1, "core": False, "group": None,
-             "tags": ["boundary=tty"], "hazards": ["tab"], "naive_breaks": "tmux-keys",
-             "oracle_passes": ["raw", "nested", "tmux-keys"], "oracle_fails": [],
-             "source": "tasks/tty-keys/tty-keys-t1.toml"},
+            {
+                "id": "write-file-t0",
+                "family": "write-file",
+                "tier": 0,
+                "core": True,
+                "group": "literal-quote",
+                "tags": [],
+                "hazards": [],
+                "naive_breaks": "nested",
+                "oracle_passes": ["raw", "nested"],
+                "oracle_fails": [],
+                "source": "tasks/write-file/write-file-t0.toml",
+            },
+            {
+                "id": "tty-keys-t1",
+                "family": "tty-keys",
+                "tier": 1,
+                "core": False,
+                "group": None,
+                "tags": ["boundary=tty"],
+                "hazards": ["tab"],
+                "naive_breaks": "tmux-keys",
+                "oracle_passes": ["raw", "nested", "tmux-keys"],
+                "oracle_fails": [],
+                "source": "tasks/tty-keys/tty-keys-t1.toml",
+            },
         ],
     }
     assert list(json.loads(out)["tasks"][0]) == [
-        "id", "family", "tier", "core", "group", "tags", "hazards", "naive_breaks", "oracle_passes",
-        "oracle_fails", "source",
+        "id",
+        "family",
+        "tier",
+        "core",
+        "group",
+        "tags",
+        "hazards",
+        "naive_breaks",
+        "oracle_passes",
+        "oracle_fails",
+        "source",
     ]
 
 
@@ -48,7 +78,8 @@ def test_list_table_exact(capsys: pytest.CaptureFixture[str]) -> None:
         "grep-count-t0    core   0     nested        -\n"
         "grep-count-t1    core   1     raw           regex-meta\n"
         "grep-count-t2    core   2     raw           dollar, regex-meta\n"
-        "grep-count-t3    core   3     raw           leading-dash, backslash, double-quote, regex-meta\n"
+        "grep-count-t3    core   3     raw           "
+        "leading-dash, backslash, double-quote, regex-meta\n"
         "stdin-reader-t1  stdin  1     stdin         stdin-reader\n"
         "5 tasks (4 core, 1 boundary)\n"
     )
@@ -91,12 +122,18 @@ def test_show_json_round_trips_bytes(capsys: pytest.CaptureFixture[str]) -> None
     doc = json.loads(out)
     assert code == 0 and doc["schema"] == "boundary-audit/tasks/v1"
     env = doc["task"]["validator"]["env"][0]
-    assert env["vars"] == [["EMPTY", {"text": ""}], ["GREETING", {"text": "line one\nline\ttwo `cmd` \\ end"}]]
+    assert env["vars"] == [
+        ["EMPTY", {"text": ""}],
+        ["GREETING", {"text": "line one\nline\ttwo `cmd` \\ end"}],
+    ]
 
 
 def test_unknown_task_and_selection_are_usage_errors(capsys: pytest.CaptureFixture[str]) -> None:
     assert run(capsys, "tasks", "show", "nope") == (
-        ExitCode.USAGE, "", "boundary-audit: error: no task 'nope'\n  hint: `boundary-audit tasks list` shows the ids\n"
+        ExitCode.USAGE,
+        "",
+        "boundary-audit: error: no task 'nope'\n"
+        "  hint: `boundary-audit tasks list` shows the ids\n",
     )
     code, _, err = run(capsys, "tasks", "list", "--select", "nope")
     assert code == ExitCode.USAGE
@@ -110,8 +147,12 @@ def test_check_passes_and_summarises(capsys: pytest.CaptureFixture[str]) -> None
     assert "sandbox 'tempdir' gives NO isolation" in err
 
 
-def test_check_exits_10_and_lists_failures(monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
-    broken = parse_task("demo/demo-t1.toml", b"""\
+def test_check_exits_10_and_lists_failures(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    broken = parse_task(
+        "demo/demo-t1.toml",
+        b"""\
 id = "demo-t1"
 family = "demo"
 tier = 1
@@ -127,7 +168,8 @@ oracle_passes = ["raw", "stdin-nope"]
 [[validator.files]]
 path = "out.txt"
 text = "x"
-""")
+""",
+    )
     monkeypatch.setattr(tasks_command, "load_tasks", lambda select=None: (broken,))
     code, out, _ = run(capsys, "tasks", "check", "--sandbox", "tempdir", "--verbose")
     assert code == ExitCode.GATE
@@ -141,5 +183,8 @@ text = "x"
 def test_hazards_lists_the_vocabulary(capsys: pytest.CaptureFixture[str]) -> None:
     code, out, _ = run(capsys, "tasks", "hazards")
     assert code == 0
-    assert out.splitlines()[0] == "single-quote          an apostrophe / single quote (') in the payload"
+    assert (
+        out.splitlines()[0]
+        == "single-quote          an apostrophe / single quote (') in the payload"
+    )
     assert len(out.splitlines()) == 34

@@ -141,7 +141,9 @@ def test_remote_joins_arguments_and_runs_in_its_home(ws: Workspace) -> None:
     # joined with single spaces, the empty argument kept (two spaces before the locally expanded
     # `local`); printf then reuses its format for the fourth argument
     assert res.stdout.decode() == f"it's remote|{home}|{home}\nlocal||\n"
-    assert (ws.obs / "calls/remote.0.cmd").read_bytes() == b"""printf "%s|%s|%s\\n" "$SIDE" "$PWD" "$HOME"  local"""
+    assert (
+        ws.obs / "calls/remote.0.cmd"
+    ).read_bytes() == b"""printf "%s|%s|%s\\n" "$SIDE" "$PWD" "$HOME"  local"""
 
 
 def test_remote_expands_remotely_and_forwards_stdin(ws: Workspace) -> None:
@@ -175,8 +177,18 @@ messages = ["two\\n", "one\\n\\nbody kept   \\n"]
     with TempdirSandbox().workspace() as ws:
         materialize(task, ws)
         log = subprocess.run(
-            ["git", "-C", str(ws.work / "repo"), "log", "--format=%an <%ae> %ad %s", "--date=iso-strict", "trunk"],
-            capture_output=True, check=True, text=True,
+            [
+                "git",
+                "-C",
+                str(ws.work / "repo"),
+                "log",
+                "--format=%an <%ae> %ad %s",
+                "--date=iso-strict",
+                "trunk",
+            ],
+            capture_output=True,
+            check=True,
+            text=True,
         )
         assert log.stdout == (
             "Fixture Author <fixture@example.invalid> 2024-01-01T00:00:00+00:00 two\n"

@@ -1,4 +1,4 @@
-"""The task loader: schema errors name the file and the key; suite rules hold for the packaged data."""
+"""The task loader: errors name the file and the key; suite rules hold for the packaged data."""
 
 from __future__ import annotations
 
@@ -26,6 +26,7 @@ path = "out.txt"
 text = "x\\n"
 """
 REL = "write-file/write-file-t1.toml"
+F = "tasks/write-file/write-file-t1.toml: "
 
 
 def parse(text: str, rel: str = REL):  # type: ignore[no-untyped-def]
@@ -51,46 +52,78 @@ def test_minimal_task_parses_with_exact_fields() -> None:
 @pytest.mark.parametrize(
     ("edit", "message"),
     [
-        (("tier = 1", "tier = 4"), "tasks/write-file/write-file-t1.toml: tier: 4 is outside 0..3"),
-        (("tier = 1", 'tier = "1"'), "tasks/write-file/write-file-t1.toml: tier: expected an integer, got a string"),
-        (("core = true", "core = 1"), "tasks/write-file/write-file-t1.toml: core: expected true or false, got an integer"),
-        (('hazards = ["dollar"]', 'hazards = ["dolar"]'),
-         "tasks/write-file/write-file-t1.toml: hazards[0]: unknown hazard 'dolar' "
-         "(see `boundary-audit tasks hazards` or docs/tasks.md)"),
-        (('hazards = ["dollar"]', 'hazards = ["dollar", "dollar"]'),
-         "tasks/write-file/write-file-t1.toml: hazards: lists a hazard twice"),
-        (('hazards = ["dollar"]', "hazards = []"),
-         "tasks/write-file/write-file-t1.toml: hazards: tier 1 must name the hazards it carries"),
-        (('id = "write-file-t1"', 'id = "write-file-t2"'),
-         "tasks/write-file/write-file-t1.toml: id: 'write-file-t2' must be 'write-file-t1' (family and tier)"),
-        (('naive_breaks = "raw"', 'naive_breaks = "tmux-keys"'),
-         "tasks/write-file/write-file-t1.toml: naive_breaks: a core task's naive reply breaks on raw or nested, "
-         "not 'tmux-keys'"),
-        (('oracle_fails = ["nested"]', "oracle_fails = []"),
-         "tasks/write-file/write-file-t1.toml: oracle_passes: a core task must declare 'nested' in "
-         "oracle_passes or oracle_fails"),
-        (('oracle_fails = ["nested"]', 'oracle_passes = ["nested"]\noracle_fails = ["nested"]'),
-         "tasks/write-file/write-file-t1.toml: oracle_fails: 'nested' is also in oracle_passes"),
-        (('naive = "echo x > out.txt"', 'naive = "  "'),
-         "tasks/write-file/write-file-t1.toml: naive: a reply must not be empty"),
-        (('path = "out.txt"', 'path = "../out.txt"'),
-         "tasks/write-file/write-file-t1.toml: validator.files[0].path: path '../out.txt' has an empty, "
-         "'.' or '..' component"),
-        (('path = "out.txt"', 'path = "/etc/out.txt"'),
-         "tasks/write-file/write-file-t1.toml: validator.files[0].path: path '/etc/out.txt' must be relative "
-         "to the work dir"),
-        (('path = "out.txt"', 'path = ".git/config"'),
-         "tasks/write-file/write-file-t1.toml: validator.files[0].path: path '.git/config' is inside .git "
-         "(check repositories with [validator.git])"),
-        (('text = "x\\n"', 'txt = "x\\n"'),
-         "tasks/write-file/write-file-t1.toml: validator.files[0].text: required key is missing"),
-        (('text = "x\\n"', 'text = "x\\n"\nmode = "0999"'),
-         "tasks/write-file/write-file-t1.toml: validator.files[0].mode: '0999' does not match 0?[0-7]{3,4}"),
-        (('text = "x\\n"', 'text = { base64 = "!!" }'),
-         "tasks/write-file/write-file-t1.toml: validator.files[0].text.base64: not valid base64"),
-        (('text = "x\\n"', "text = 7"),
-         "tasks/write-file/write-file-t1.toml: validator.files[0].text: expected a string, {base64=...}, "
-         "{repeat=..., times=N} or an array of those, got an integer"),
+        (("tier = 1", "tier = 4"), F + "tier: 4 is outside 0..3"),
+        (
+            ("tier = 1", 'tier = "1"'),
+            F + "tier: expected an integer, got a string",
+        ),
+        (
+            ("core = true", "core = 1"),
+            F + "core: expected true or false, got an integer",
+        ),
+        (
+            ('hazards = ["dollar"]', 'hazards = ["dolar"]'),
+            F + "hazards[0]: unknown hazard 'dolar' "
+            "(see `boundary-audit tasks hazards` or docs/tasks.md)",
+        ),
+        (
+            ('hazards = ["dollar"]', 'hazards = ["dollar", "dollar"]'),
+            F + "hazards: lists a hazard twice",
+        ),
+        (
+            ('hazards = ["dollar"]', "hazards = []"),
+            F + "hazards: tier 1 must name the hazards it carries",
+        ),
+        (
+            ('id = "write-file-t1"', 'id = "write-file-t2"'),
+            F + "id: 'write-file-t2' must be 'write-file-t1' (family and tier)",
+        ),
+        (
+            ('naive_breaks = "raw"', 'naive_breaks = "tmux-keys"'),
+            F + "naive_breaks: a core task's naive reply breaks on raw or nested, not 'tmux-keys'",
+        ),
+        (
+            ('oracle_fails = ["nested"]', "oracle_fails = []"),
+            F + "oracle_passes: a core task must declare 'nested' in oracle_passes or oracle_fails",
+        ),
+        (
+            ('oracle_fails = ["nested"]', 'oracle_passes = ["nested"]\noracle_fails = ["nested"]'),
+            F + "oracle_fails: 'nested' is also in oracle_passes",
+        ),
+        (
+            ('naive = "echo x > out.txt"', 'naive = "  "'),
+            F + "naive: a reply must not be empty",
+        ),
+        (
+            ('path = "out.txt"', 'path = "../out.txt"'),
+            F + "validator.files[0].path: path '../out.txt' has an empty, '.' or '..' component",
+        ),
+        (
+            ('path = "out.txt"', 'path = "/etc/out.txt"'),
+            F + "validator.files[0].path: path '/etc/out.txt' must be relative to the work dir",
+        ),
+        (
+            ('path = "out.txt"', 'path = ".git/config"'),
+            F + "validator.files[0].path: path '.git/config' is inside .git "
+            "(check repositories with [validator.git])",
+        ),
+        (
+            ('text = "x\\n"', 'txt = "x\\n"'),
+            F + "validator.files[0].text: required key is missing",
+        ),
+        (
+            ('text = "x\\n"', 'text = "x\\n"\nmode = "0999"'),
+            F + "validator.files[0].mode: '0999' does not match 0?[0-7]{3,4}",
+        ),
+        (
+            ('text = "x\\n"', 'text = { base64 = "!!" }'),
+            F + "validator.files[0].text.base64: not valid base64",
+        ),
+        (
+            ('text = "x\\n"', "text = 7"),
+            F + "validator.files[0].text: expected a string, {base64=...}, "
+            "{repeat=..., times=N} or an array of those, got an integer",
+        ),
     ],
 )
 def test_schema_errors_name_file_and_key(edit: tuple[str, str], message: str) -> None:
@@ -101,17 +134,17 @@ def test_schema_errors_name_file_and_key(edit: tuple[str, str], message: str) ->
 
 def test_unknown_key_is_rejected_with_the_allowed_ones() -> None:
     msg = error(BASE.replace("tier = 1", 'tier = 1\nnaiv = "x"'))
-    assert msg.startswith("tasks/write-file/write-file-t1.toml: naiv: unknown key (allowed here: ")
+    assert msg.startswith(F + "naiv: unknown key (allowed here: ")
     assert "naive, naive_breaks, notes" in msg
 
 
 def test_unknown_key_in_nested_table() -> None:
     msg = error(BASE.replace('text = "x\\n"', 'text = "x\\n"\nmod = "0644"'))
-    assert msg.startswith("tasks/write-file/write-file-t1.toml: validator.files[0].mod: unknown key")
+    assert msg.startswith(F + "validator.files[0].mod: unknown key")
 
 
 def test_invalid_toml_and_encoding() -> None:
-    assert error("id = ").startswith("tasks/write-file/write-file-t1.toml: invalid TOML: ")
+    assert error("id = ").startswith(F + "invalid TOML: ")
     with pytest.raises(TaskError, match=r"^tasks/x/x-t0.toml: not UTF-8 \(byte 4\)$"):
         parse_task("x/x-t0.toml", b"id =\xff")
 
@@ -125,14 +158,15 @@ def test_file_must_live_at_family_and_id() -> None:
 def test_tier_zero_is_a_control_without_hazards() -> None:
     text = BASE.replace("tier = 1", "tier = 0").replace("write-file-t1", "write-file-t0")
     assert error(text, "write-file/write-file-t0.toml") == (
-        "tasks/write-file/write-file-t0.toml: hazards: tier 0 is the control: it must carry no hazard"
+        "tasks/write-file/write-file-t0.toml: hazards: "
+        "tier 0 is the control: it must carry no hazard"
     )
 
 
 def test_validator_programs_must_be_fixture_helpers() -> None:
     text = BASE + '\n[[validator.argv]]\nprogram = "show-args"\ncalls = [["a"]]\n'
     assert error(text) == (
-        "tasks/write-file/write-file-t1.toml: validator.argv: program 'show-args' must be a fixture "
+        F + "validator.argv: program 'show-args' must be a fixture "
         "program with helper = 'argv-recorder'"
     )
 
@@ -142,29 +176,36 @@ def test_fixture_program_rules() -> None:
     assert error(both).endswith("fixture.programs[0].helper: give exactly one of helper and script")
     bash = BASE + '\n[[fixture.programs]]\nname = "p"\nscript = "#!/bin/bash\\necho"\n'
     assert error(bash).endswith(
-        "fixture.programs[0].script: a fixture program must start with #!/bin/sh (it runs under every backend)"
+        "fixture.programs[0].script: "
+        "a fixture program must start with #!/bin/sh (it runs under every backend)"
     )
     home = BASE + '\n[[fixture.programs]]\nname = "remote"\nhelper = "remote"\nhome = "srv"\n'
-    assert error(home) == (
-        "tasks/write-file/write-file-t1.toml: fixture.programs: remote home 'srv' must be a fixture directory"
-    )
+    assert error(home) == (F + "fixture.programs: remote home 'srv' must be a fixture directory")
 
 
 def test_boundary_tasks_need_exactly_one_boundary_tag() -> None:
-    text = (BASE.replace("write-file", "stdin-reader").replace("core = true", "core = false")
-            .replace('naive_breaks = "raw"', 'naive_breaks = "stdin"'))
+    text = (
+        BASE.replace("write-file", "stdin-reader")
+        .replace("core = true", "core = false")
+        .replace('naive_breaks = "raw"', 'naive_breaks = "stdin"')
+    )
     rel = "stdin-reader/stdin-reader-t1.toml"
-    assert error(text, rel).endswith(": tags: a task outside the core carries exactly one boundary=<kind> tag")
+    assert error(text, rel).endswith(
+        ": tags: a task outside the core carries exactly one boundary=<kind> tag"
+    )
     tagged = text.replace("core = false", 'core = false\ntags = ["boundary=stdn"]')
     assert error(tagged, rel).endswith(
-        "tags[0]: unknown boundary kind 'stdn' (known: stdin, tty, session, argv, long, newline, interpreter)"
+        "tags[0]: unknown boundary kind 'stdn' "
+        "(known: stdin, tty, session, argv, long, newline, interpreter)"
     )
     ok = parse(text.replace("core = false", 'core = false\ntags = ["boundary=stdin"]'), rel)
     assert ok.boundary == "stdin" and ok.naive_breaks == "stdin"
 
 
 def test_text_values_decode_to_exact_bytes() -> None:
-    text = BASE.replace('text = "x\\n"', 'text = ["a", { repeat = "xy", times = 3 }, { base64 = "/w==" }]')
+    text = BASE.replace(
+        'text = "x\\n"', 'text = ["a", { repeat = "xy", times = 3 }, { base64 = "/w==" }]'
+    )
     assert parse(text).validator.files[0].content == b"axyxyxy\xff"
 
 
@@ -172,8 +213,11 @@ def _family(family: str, tiers: list[int]) -> list[tuple[str, bytes]]:
     files = []
     for tier in tiers:
         tid = f"{family}-t{tier}"
-        body = (BASE.replace("write-file-t1", tid).replace('family = "write-file"', f'family = "{family}"')
-                .replace("tier = 1", f"tier = {tier}"))
+        body = (
+            BASE.replace("write-file-t1", tid)
+            .replace('family = "write-file"', f'family = "{family}"')
+            .replace("tier = 1", f"tier = {tier}")
+        )
         if tier == 0:
             body = body.replace('hazards = ["dollar"]', "hazards = []")
         files.append((f"{family}/{tid}.toml", body.encode()))
@@ -184,15 +228,18 @@ def test_core_family_needs_exactly_tiers_0_to_3() -> None:
     with pytest.raises(TaskError) as exc:
         load_suite(_family("write-file", [0, 1, 2]), complete=False)
     assert exc.value.message == (
-        "tasks/write-file/: core family 'write-file' has 3 task(s) with tiers [0, 1, 2]; it needs exactly "
-        "one task per tier 0-3 (tasks/write-file/write-file-t0.toml, tasks/write-file/write-file-t1.toml, "
+        "tasks/write-file/: core family 'write-file' has 3 task(s) with tiers [0, 1, 2]; "
+        "it needs exactly one task per tier 0-3 (tasks/write-file/write-file-t0.toml, "
+        "tasks/write-file/write-file-t1.toml, "
         "tasks/write-file/write-file-t2.toml)"
     )
     assert len(load_suite(_family("write-file", [0, 1, 2, 3]), complete=False)) == 4
 
 
 def test_complete_suite_needs_all_core_families() -> None:
-    with pytest.raises(TaskError, match=r"^tasks/: core families missing: json-write, git-commit, "):
+    with pytest.raises(
+        TaskError, match=r"^tasks/: core families missing: json-write, git-commit, "
+    ):
         load_suite(_family("write-file", [0, 1, 2, 3]))
 
 
@@ -202,8 +249,7 @@ def test_duplicate_ids_are_rejected() -> None:
     with pytest.raises(TaskError) as exc:
         load_suite(files, complete=False)
     assert exc.value.message == (
-        "tasks/write-file/write-file-t1.toml: id: duplicate id 'write-file-t1' "
-        "(also in tasks/write-file/write-file-t1.toml)"
+        F + "id: duplicate id 'write-file-t1' (also in tasks/write-file/write-file-t1.toml)"
     )
 
 
@@ -215,7 +261,13 @@ def test_packaged_suite_shape() -> None:
     assert all([t.tier for t in core[i : i + 4]] == [0, 1, 2, 3] for i in range(0, 56, 4))
     boundary = [t for t in tasks if not t.core]
     assert sorted({t.boundary for t in boundary}) == [
-        "argv", "interpreter", "long", "newline", "session", "stdin", "tty"
+        "argv",
+        "interpreter",
+        "long",
+        "newline",
+        "session",
+        "stdin",
+        "tty",
     ]
     assert all(2 <= sum(t.family == f for t in boundary) <= 4 for f in {t.family for t in boundary})
     assert {t.naive_breaks for t in core} == {"raw", "nested"}
@@ -226,9 +278,17 @@ def test_packaged_suite_shape() -> None:
 def test_selection_terms() -> None:
     tasks = load_tasks()
     assert [t.id for t in select_tasks(tasks, "write-file-t3, env-pass")] == [
-        "write-file-t3", "env-pass-t0", "env-pass-t1", "env-pass-t2", "env-pass-t3"
+        "write-file-t3",
+        "env-pass-t0",
+        "env-pass-t1",
+        "env-pass-t2",
+        "env-pass-t3",
     ]
-    assert [t.id for t in select_tasks(tasks, "boundary=tty")] == ["tty-keys-t1", "tty-keys-t2", "tty-keys-t3"]
+    assert [t.id for t in select_tasks(tasks, "boundary=tty")] == [
+        "tty-keys-t1",
+        "tty-keys-t2",
+        "tty-keys-t3",
+    ]
     assert len(select_tasks(tasks, "*-t0")) == 14
     assert len(select_tasks(tasks, "core")) == 56
     assert select_tasks(tasks, "all") == tasks

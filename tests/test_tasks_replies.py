@@ -21,7 +21,10 @@ def test_builtin_sets_hold_every_task_once() -> None:
     assert oracle.for_task(first.id) == (Reply(first.id, first.oracle, "oracle"),)
     assert naive.for_task(first.id)[0].reply == first.naive
     assert [r.task_id for r in oracle.restricted(load_tasks("env-pass")).replies] == [
-        "env-pass-t0", "env-pass-t1", "env-pass-t2", "env-pass-t3"
+        "env-pass-t0",
+        "env-pass-t1",
+        "env-pass-t2",
+        "env-pass-t3",
     ]
 
 
@@ -30,10 +33,18 @@ def test_jsonl_file_with_defaults_and_options(tmp_path: Path) -> None:
     lines = [
         {"task_id": "write-file-t0", "reply": "printf 'hello world\\n' > hello.txt"},
         {},
-        {"task_id": "write-file-t0", "reply": "", "reply_id": "r2", "model": "m-1", "contract": "disclosed",
-         "meta": {"tokens": 12, "a": [1]}},
+        {
+            "task_id": "write-file-t0",
+            "reply": "",
+            "reply_id": "r2",
+            "model": "m-1",
+            "contract": "disclosed",
+            "meta": {"tokens": 12, "a": [1]},
+        },
     ]
-    path.write_text("\n".join(json.dumps(x) if x else "   " for x in lines) + "\n", encoding="utf-8")
+    path.write_text(
+        "\n".join(json.dumps(x) if x else "   " for x in lines) + "\n", encoding="utf-8"
+    )
     rs = load_reply_set(path, load_tasks())
     assert rs.name == "model.jsonl"
     assert rs.replies == (
@@ -45,21 +56,37 @@ def test_jsonl_file_with_defaults_and_options(tmp_path: Path) -> None:
 @pytest.mark.parametrize(
     ("content", "message"),
     [
-        (b'{"task_id": "write-file-t0", "reply": "x"}\n{"task_id": \n', "{f}:2: invalid JSON: Expecting value (column 13)"),
+        (
+            b'{"task_id": "write-file-t0", "reply": "x"}\n{"task_id": \n',
+            "{f}:2: invalid JSON: Expecting value (column 13)",
+        ),
         (b'["write-file-t0", "x"]\n', "{f}:1: expected a JSON object, got list"),
         (b'{"reply": "x"}\n', "{f}:1: missing 'task_id'"),
         (b'{"task_id": "write-file-t0"}\n', "{f}:1: missing 'reply'"),
         (b'{"task_id": "write-file-t0", "reply": 3}\n', "{f}:1: 'reply' must be a string, got int"),
-        (b'{"task_id": "write-file-t0", "reply": "x", "replyid": "a"}\n',
-         "{f}:1: unknown key 'replyid' (allowed: task_id, reply, reply_id, model, contract, meta)"),
+        (
+            b'{"task_id": "write-file-t0", "reply": "x", "replyid": "a"}\n',
+            "{f}:1: unknown key 'replyid' "
+            "(allowed: task_id, reply, reply_id, model, contract, meta)",
+        ),
         (b'{"task_id": "write-file-t9", "reply": "x"}\n', "{f}:1: unknown task id 'write-file-t9'"),
-        (b'{"task_id": "write-file-t0", "reply": "x", "contract": "native"}\n',
-         "{f}:1: contract 'native' is not one of raw, disclosed"),
-        (b'{"task_id": "write-file-t0", "reply": "x", "reply_id": ""}\n', "{f}:1: reply_id must not be empty"),
-        (b'{"task_id": "write-file-t0", "reply": "x", "meta": 1}\n', "{f}:1: meta must be a JSON object"),
-        (b'{"task_id": "write-file-t0", "reply": "a", "reply_id": "r"}\n\n'
-         b'{"task_id": "write-file-t0", "reply": "b", "reply_id": "r"}\n',
-         "{f}:3: reply_id 'r' for task 'write-file-t0' repeats line 1"),
+        (
+            b'{"task_id": "write-file-t0", "reply": "x", "contract": "native"}\n',
+            "{f}:1: contract 'native' is not one of raw, disclosed",
+        ),
+        (
+            b'{"task_id": "write-file-t0", "reply": "x", "reply_id": ""}\n',
+            "{f}:1: reply_id must not be empty",
+        ),
+        (
+            b'{"task_id": "write-file-t0", "reply": "x", "meta": 1}\n',
+            "{f}:1: meta must be a JSON object",
+        ),
+        (
+            b'{"task_id": "write-file-t0", "reply": "a", "reply_id": "r"}\n\n'
+            b'{"task_id": "write-file-t0", "reply": "b", "reply_id": "r"}\n',
+            "{f}:3: reply_id 'r' for task 'write-file-t0' repeats line 1",
+        ),
         (b'{"task_id": "write-file-t0", "reply": "\xff"}\n', "{f}:1: not UTF-8 (byte 39)"),
         (b"\n\n", "{f}: no replies (expected one JSON object per line)"),
     ],
@@ -74,5 +101,7 @@ def test_bad_reply_files_name_file_and_line(tmp_path: Path, content: bytes, mess
 
 
 def test_missing_reply_file(tmp_path: Path) -> None:
-    with pytest.raises(ProbeError, match=r"r\.jsonl: cannot read reply file: No such file or directory$"):
+    with pytest.raises(
+        ProbeError, match=r"r\.jsonl: cannot read reply file: No such file or directory$"
+    ):
         load_reply_set(tmp_path / "r.jsonl", load_tasks())

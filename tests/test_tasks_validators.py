@@ -88,7 +88,8 @@ def test_file_length_difference_and_mode(ws: Workspace) -> None:
     materialize(task, ws)
     write(ws, "out/a b.txt", b"hello world", 0o644)
     assert verdict(task, ws) == (
-        '"out/a b.txt": first difference at byte 11 (got 11 bytes, expected 12): expected "hello world\\n" '
+        '"out/a b.txt": first difference at byte 11 (got 11 bytes, expected 12): '
+        'expected "hello world\\n" '
         'got "hello world"; "out/a b.txt": mode 0644, expected 0755'
     )
 
@@ -128,7 +129,9 @@ def test_symlink_is_never_followed(ws: Workspace) -> None:
 
 
 def test_symlink_expectations(ws: Workspace) -> None:
-    task = make('[[fixture.symlinks]]\npath = "l"\ntarget = "../x"\n\n[validator]\nabsent = ["gone"]\n')
+    task = make(
+        '[[fixture.symlinks]]\npath = "l"\ntarget = "../x"\n\n[validator]\nabsent = ["gone"]\n'
+    )
     materialize(task, ws)
     assert verdict(task, ws) == "ok"
     os.unlink(ws.work / "l")
@@ -171,11 +174,19 @@ def test_argv_exact(ws: Workspace) -> None:
     [
         ("true", "show-args was called 0 time(s), expected 1"),
         ("show-args '' 'a b' x; show-args", "show-args was called 2 time(s), expected 1"),
-        ("show-args '' 'a  b' $'line1\\nline2'",
-         'show-args call #1: argv[2]: first difference at byte 2 (got 4 bytes, expected 3): expected "a b" got "a  b"'),
-        ("show-args '' 'a b'", 'show-args call #1: 2 arguments, expected 3 (missing from argv[3]: "line1\\nline2")'),
-        ("show-args '' 'a b' $'line1\\nline2' -x ''",
-         'show-args call #1: 5 arguments, expected 3 (extra from argv[4]: "-x", "")'),
+        (
+            "show-args '' 'a  b' $'line1\\nline2'",
+            "show-args call #1: argv[2]: first difference at byte 2 (got 4 bytes, expected 3): "
+            'expected "a b" got "a  b"',
+        ),
+        (
+            "show-args '' 'a b'",
+            'show-args call #1: 2 arguments, expected 3 (missing from argv[3]: "line1\\nline2")',
+        ),
+        (
+            "show-args '' 'a b' $'line1\\nline2' -x ''",
+            'show-args call #1: 5 arguments, expected 3 (extra from argv[4]: "-x", "")',
+        ),
     ],
 )
 def test_argv_differences(ws: Workspace, reply: str, reason: str) -> None:
@@ -210,7 +221,8 @@ def test_env_unset_empty_and_extra(ws: Workspace) -> None:
     run(ws, "export SECRET=x; GREETING='hi  there' show-env")
     assert verdict(task, ws) == (
         'show-env: EMPTY is not set, expected ""; '
-        'show-env: GREETING: first difference at byte 3 (got 9 bytes, expected 8): expected "hi there" got "hi  there"; '
+        "show-env: GREETING: first difference at byte 3 (got 9 bytes, expected 8): "
+        'expected "hi there" got "hi  there"; '
         'show-env: SECRET is set to "x", expected unset'
     )
 
@@ -237,7 +249,8 @@ def test_git_history_and_tree(ws: Workspace) -> None:
     task = make(GIT)
     materialize(task, ws)
     assert verdict(task, ws) == (
-        'git: HEAD has 1 commit(s), expected 2 ("Initial commit\\n"); git: HEAD\'s tree lacks "notes.txt"'
+        'git: HEAD has 1 commit(s), expected 2 ("Initial commit\\n"); '
+        'git: HEAD\'s tree lacks "notes.txt"'
     )
     run(ws, "git add notes.txt && git commit -q -m \"Add 'notes'\"")
     assert verdict(task, ws) == "ok"
@@ -249,7 +262,7 @@ def test_git_message_and_tree_differences(ws: Workspace) -> None:
     run(ws, "echo extra > more.txt && git add -A && git commit -q -m 'Add notes' && rm more.txt")
     assert verdict(task, ws) == (
         "git: message of HEAD~0: first difference at byte 4 (got 10 bytes, expected 12): "
-        "expected \"Add 'notes'\\n\" got \"Add notes\\n\"; "
+        'expected "Add \'notes\'\\n" got "Add notes\\n"; '
         'git: unexpected "more.txt" in HEAD\'s tree'
     )
 
@@ -257,10 +270,14 @@ def test_git_message_and_tree_differences(ws: Workspace) -> None:
 def test_git_commit_ids_are_reproducible(ws: Workspace) -> None:
     task = make(GIT)
     materialize(task, ws)
-    head = subprocess.run(["git", "-C", str(ws.work), "rev-parse", "HEAD"], capture_output=True, check=True)
+    head = subprocess.run(
+        ["git", "-C", str(ws.work), "rev-parse", "HEAD"], capture_output=True, check=True
+    )
     with TempdirSandbox().workspace() as other:
         materialize(task, other)
-        again = subprocess.run(["git", "-C", str(other.work), "rev-parse", "HEAD"], capture_output=True, check=True)
+        again = subprocess.run(
+            ["git", "-C", str(other.work), "rev-parse", "HEAD"], capture_output=True, check=True
+        )
     assert head.stdout == again.stdout
 
 
@@ -270,7 +287,9 @@ def test_git_dir_replaced_by_symlink(ws: Workspace) -> None:
     os.rename(ws.work / ".git", ws.root / "moved")
     os.symlink(ws.root / "moved", ws.work / ".git")
     reason = verdict(task, ws)
-    assert reason.startswith('".git": expected a directory, found a symlink; git: ".git" is not a directory any more')
+    assert reason.startswith(
+        '".git": expected a directory, found a symlink; git: ".git" is not a directory any more'
+    )
 
 
 def test_stdout_exact_and_contains(ws: Workspace) -> None:
@@ -281,12 +300,18 @@ def test_stdout_exact_and_contains(ws: Workspace) -> None:
         'stdout: first difference at byte 1 (got 1 bytes, expected 2): expected "3\\n" got "3"'
     )
     assert verdict(contains, ws, ExecResult(0, b"x alice__DONE__", b"")) == "ok"
-    assert verdict(contains, ws, ExecResult(0, b"bob\n", b"")) == 'stdout "bob\\n" does not contain "alice"'
+    assert (
+        verdict(contains, ws, ExecResult(0, b"bob\n", b""))
+        == 'stdout "bob\\n" does not contain "alice"'
+    )
 
 
 def test_timeout_fails_even_with_the_right_state(ws: Workspace) -> None:
     task = make('[validator.stdout]\ncontains = ""\n')
-    assert verdict(task, ws, ExecResult(None, b"", b"", timed_out=True, duration_s=10.02)) == "timed out after 10.0s"
+    assert (
+        verdict(task, ws, ExecResult(None, b"", b"", timed_out=True, duration_s=10.02))
+        == "timed out after 10.0s"
+    )
 
 
 def test_many_problems_are_cut_to_three(ws: Workspace) -> None:
@@ -315,6 +340,7 @@ def test_huge_file_is_not_read_whole(ws: Workspace, tmp_path: Path) -> None:
         f.truncate(1 << 30)  # sparse 1 GiB: a full read would take seconds and a GiB of memory
     os.chmod(ws.work / "out/a b.txt", 0o755)
     assert verdict(task, ws) == (
-        '"out/a b.txt": first difference at byte 0 (got 1073741824 bytes, expected 12): expected "hello world\\n" got '
+        '"out/a b.txt": first difference at byte 0 (got 1073741824 bytes, expected 12): '
+        'expected "hello world\\n" got '
         '"\\x00\\x00\\x00\\x00\\x00\\x00\\x00\\x00\\x00\\x00\\x00\\x00\\x00\\x00\\x00\\x00\\x00\\x00\\x00\\x00\\x00\\x00\\x00\\x00"…'
     )

@@ -18,9 +18,14 @@ from boundary_audit.tasks import load_tasks, render
 from boundary_audit.tasks.check import check_tasks
 from boundary_audit.tasks.vocabulary import HAZARDS
 
-app = typer.Typer(help="The task suite: list, show, and check that every task proves itself.", no_args_is_help=True)
+app = typer.Typer(
+    help="The task suite: list, show, and check that every task proves itself.",
+    no_args_is_help=True,
+)
 
-SELECT_HELP = "Tasks: ids, families, `core`, `boundary`, `all`, tags (boundary=tty) or globs, comma-separated."
+SELECT_HELP = (
+    "Tasks: ids, families, `core`, `boundary`, `all`, tags (boundary=tty), globs; comma-separated."
+)
 
 
 class ListFormat(StrEnum):
@@ -39,42 +44,77 @@ class ShowFormat(StrEnum):
 
 @app.command("list")
 def list_tasks(
-    fmt: Annotated[ListFormat, typer.Option("--format", "-f", case_sensitive=False, help="Output format.")] = ListFormat.TABLE,
-    select: Annotated[str | None, typer.Option("--select", "-s", envvar="BOUNDARY_AUDIT_SELECT", help=SELECT_HELP)] = None,
+    fmt: Annotated[
+        ListFormat, typer.Option("--format", "-f", case_sensitive=False, help="Output format.")
+    ] = ListFormat.TABLE,
+    select: Annotated[
+        str | None, typer.Option("--select", "-s", envvar="BOUNDARY_AUDIT_SELECT", help=SELECT_HELP)
+    ] = None,
 ) -> int:
     """List tasks with their family, tier, hazards and where the naive reply breaks."""
     tasks = load_tasks(select)
-    typer.echo(render.list_json(tasks) if fmt is ListFormat.JSON else render.list_table(tasks), nl=False)
+    typer.echo(
+        render.list_json(tasks) if fmt is ListFormat.JSON else render.list_table(tasks), nl=False
+    )
     return int(ExitCode.OK)
 
 
 @app.command("show")
 def show_task(
     task_id: Annotated[str, typer.Argument(metavar="ID", help="A task id, e.g. write-file-t3.")],
-    fmt: Annotated[ShowFormat, typer.Option("--format", "-f", case_sensitive=False, help="Output format.")] = ShowFormat.TEXT,
+    fmt: Annotated[
+        ShowFormat, typer.Option("--format", "-f", case_sensitive=False, help="Output format.")
+    ] = ShowFormat.TEXT,
 ) -> int:
     """Show one task: instruction, hazards, fixture, oracle, naive reply, validator."""
     found = [t for t in load_tasks() if t.id == task_id]
     if not found:
         raise UsageError(f"no task {task_id!r}", hint="`boundary-audit tasks list` shows the ids")
     task = found[0]
-    typer.echo(render.show_json(task) if fmt is ShowFormat.JSON else render.show_text(task), nl=False)
+    typer.echo(
+        render.show_json(task) if fmt is ShowFormat.JSON else render.show_text(task), nl=False
+    )
     return int(ExitCode.OK)
 
 
 @app.command("check")
 def check(
-    select: Annotated[str | None, typer.Option("--select", "-s", envvar="BOUNDARY_AUDIT_SELECT", help=SELECT_HELP)] = None,
-    sandbox: Annotated[SandboxChoice, typer.Option(
-        "--sandbox", envvar="BOUNDARY_AUDIT_SANDBOX", case_sensitive=False,
-        help="Where replies run: bwrap when it works here (auto), tempdir (no isolation) or docker.")] = SandboxChoice.AUTO,
-    transport: Annotated[list[str], typer.Option(
-        "--transport", "-t", show_default=False,
-        help="Check claims on these transports only (repeatable). Default: every transport a "
-             "task names that is registered here.")] = [],  # noqa: B006 - typer needs a list default
-    jobs: Annotated[int, typer.Option("--jobs", "-j", envvar="BOUNDARY_AUDIT_JOBS", min=1, help="Tasks checked in parallel.")] = 2,
-    timeout: Annotated[float, typer.Option("--timeout", min=0.1, max=3600, help="Seconds one run may take.")] = 10.0,
-    verbose: Annotated[bool, typer.Option("--verbose", "-v", help="Also list the claims that could not be verified.")] = False,
+    select: Annotated[
+        str | None, typer.Option("--select", "-s", envvar="BOUNDARY_AUDIT_SELECT", help=SELECT_HELP)
+    ] = None,
+    sandbox: Annotated[
+        SandboxChoice,
+        typer.Option(
+            "--sandbox",
+            envvar="BOUNDARY_AUDIT_SANDBOX",
+            case_sensitive=False,
+            help="Where replies run: bwrap when it works here (auto), tempdir (no isolation) "
+            "or docker.",
+        ),
+    ] = SandboxChoice.AUTO,
+    transport: Annotated[
+        list[str],
+        typer.Option(
+            "--transport",
+            "-t",
+            show_default=False,
+            help="Check claims on these transports only (repeatable). Default: every transport a "
+            "task names that is registered here.",
+        ),
+    ] = [],  # noqa: B006 - typer needs a list default
+    jobs: Annotated[
+        int,
+        typer.Option(
+            "--jobs", "-j", envvar="BOUNDARY_AUDIT_JOBS", min=1, help="Tasks checked in parallel."
+        ),
+    ] = 2,
+    timeout: Annotated[
+        float, typer.Option("--timeout", min=0.1, max=3600, help="Seconds one run may take.")
+    ] = 10.0,
+    verbose: Annotated[
+        bool,
+        typer.Option("--verbose", "-v", help="Also list the claims that could not be verified."),
+    ] = False,
 ) -> int:
     """Check every task: oracle passes, naive breaks where declared, validator rejects mutations."""
     tasks = load_tasks(select)
@@ -90,7 +130,9 @@ def check(
 def hazards() -> int:
     """List the hazard vocabulary task files may use."""
     width = max(len(h) for h in HAZARDS)
-    typer.echo("".join(f"{name.ljust(width)}  {text}\n" for name, text in HAZARDS.items()), nl=False)
+    typer.echo(
+        "".join(f"{name.ljust(width)}  {text}\n" for name, text in HAZARDS.items()), nl=False
+    )
     return int(ExitCode.OK)
 
 

@@ -68,8 +68,10 @@ class Checker:
             return "transport not registered"
         return make_transport(name).supports(self.sandbox)
 
-    def run(self, task: Task, reply: str, transport: str, after: Mutations | None = None) -> tuple[Verdict, list[CheckItem]]:
-        """Run `reply` on `transport`; `after` may inspect and mutate the workspace before teardown."""
+    def run(
+        self, task: Task, reply: str, transport: str, after: Mutations | None = None
+    ) -> tuple[Verdict, list[CheckItem]]:
+        """Run `reply` on `transport`; `after` may inspect and mutate the workspace first."""
         tr = make_transport(transport)
         try:
             with self.sandbox.workspace() as ws:
@@ -100,10 +102,22 @@ class Checker:
             after = None if mutated else mutation_checks
             verdict, extra = self.run(task, task.oracle, name, after)
             mutated = mutated or bool(extra)
-            items.append(CheckItem(f"oracle passes on {name}", verdict.passed, "" if verdict.passed else verdict.reason))
+            items.append(
+                CheckItem(
+                    f"oracle passes on {name}",
+                    verdict.passed,
+                    "" if verdict.passed else verdict.reason,
+                )
+            )
             items.extend(extra)
         if not mutated:
-            items.append(CheckItem("validator rejects mutated states", None, "no transport ran the oracle to a pass"))
+            items.append(
+                CheckItem(
+                    "validator rejects mutated states",
+                    None,
+                    "no transport ran the oracle to a pass",
+                )
+            )
         for name in task.oracle_fails:
             why = self.unavailable(name)
             if why:
@@ -135,15 +149,29 @@ def mutation_checks(task: Task, ws: Workspace, result: ExecResult) -> list[Check
     items = []
     with flip_one_byte(task, ws, result) as (what, mutated):
         if what is None:
-            items.append(CheckItem("validator rejects one flipped byte", False, "the state has nothing to mutate"))
+            items.append(
+                CheckItem(
+                    "validator rejects one flipped byte", False, "the state has nothing to mutate"
+                )
+            )
             return items
         verdict = validate(task, ws, mutated)
-        items.append(CheckItem(f"validator rejects one flipped byte ({what})", not verdict.passed,
-                               verdict.reason if not verdict.passed else "the mutated state passed"))
+        items.append(
+            CheckItem(
+                f"validator rejects one flipped byte ({what})",
+                not verdict.passed,
+                verdict.reason if not verdict.passed else "the mutated state passed",
+            )
+        )
     with stray_file(ws) as name:
         verdict = validate(task, ws, result)
-        items.append(CheckItem(f"validator rejects a stray file ({name})", not verdict.passed,
-                               verdict.reason if not verdict.passed else "the state with a stray file passed"))
+        items.append(
+            CheckItem(
+                f"validator rejects a stray file ({name})",
+                not verdict.passed,
+                verdict.reason if not verdict.passed else "the state with a stray file passed",
+            )
+        )
     return items
 
 

@@ -1,9 +1,9 @@
 """Short, exact descriptions of how two byte strings differ, for validator failure reasons.
 
-`describe_difference(expected, actual)` names the first differing byte offset and shows an
-escaped excerpt of both sides around it, e.g.
-`first difference at byte 14: expected …"lash and `date` here"… got …"lash and Tue Jan 2"…`;
-an excerpt ends without … where the data ends. Escaping is
+`describe_difference(expected, actual)` names the first differing byte offset, both sizes when
+they differ, and an escaped excerpt of both sides around the offset, e.g.
+`first difference at byte 15 (got 97 bytes, expected 57): expected …"k\\slash and `date` here…"…
+got …"k\\slash and Mon Nov 30 …"…`; an excerpt ends without … where the data ends. Escaping is
 unambiguous and one line: printable ASCII stays, `\\n`, `\\t`, `\\\\`, `\\"` and `\\xNN` otherwise,
 with valid non-ASCII UTF-8 shown as is.
 """
@@ -15,7 +15,13 @@ CONTEXT = 12
 EXCERPT = 24
 """Bytes shown from the first difference onwards."""
 
-_ESCAPES = {ord("\n"): "\\n", ord("\t"): "\\t", ord("\r"): "\\r", ord("\\"): "\\\\", ord('"'): '\\"'}
+_ESCAPES = {
+    ord("\n"): "\\n",
+    ord("\t"): "\\t",
+    ord("\r"): "\\r",
+    ord("\\"): "\\\\",
+    ord('"'): '\\"',
+}
 
 
 def escape(data: bytes) -> str:

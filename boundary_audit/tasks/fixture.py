@@ -56,8 +56,12 @@ def program_text(task: Task, ws: Workspace, program: ProgramSpec) -> bytes:
     if program.helper == "argv-recorder":
         return helpers.argv_recorder(program.name).encode()
     if program.helper == "env-recorder":
-        watched = [name for c in task.validator.env if c.program == program.name for name, _ in c.vars]
-        watched += [name for c in task.validator.env if c.program == program.name for name in c.unset]
+        watched = [
+            name for c in task.validator.env if c.program == program.name for name, _ in c.vars
+        ]
+        watched += [
+            name for c in task.validator.env if c.program == program.name for name in c.unset
+        ]
         return helpers.env_recorder(program.name, watched).encode()
     if program.helper == "remote":
         assert program.home is not None

@@ -20,12 +20,20 @@ FIXTURE_DATE = "2024-01-01T00:00:00Z"
 REPLY_DATE = "2024-01-02T00:00:00Z"
 AUTHOR = ("Fixture Author", "fixture@example.invalid")
 
-_SAFE = ("-c", "core.fsmonitor=false", "-c", "log.showSignature=false", "-c", "core.hooksPath=/dev/null",
-         "-c", "safe.directory=*")
+_SAFE = (
+    "-c",
+    "core.fsmonitor=false",
+    "-c",
+    "log.showSignature=false",
+    "-c",
+    "core.hooksPath=/dev/null",
+    "-c",
+    "safe.directory=*",
+)
 
 
 def identity_env(date: str) -> dict[str, str]:
-    """Author/committer variables for `date` (also given to replies, so their commits are stable)."""
+    """Author/committer variables for `date` (replies get them too: their commits are stable)."""
     name, email = AUTHOR
     return {
         "GIT_AUTHOR_NAME": name,
@@ -49,7 +57,9 @@ def _env(date: str = FIXTURE_DATE) -> dict[str, str]:
     }
 
 
-def _git(repo: Path, *args: str, stdin: bytes | None = None, check: bool = True) -> _subprocess.ProcessResult:
+def _git(
+    repo: Path, *args: str, stdin: bytes | None = None, check: bool = True
+) -> _subprocess.ProcessResult:
     return _subprocess.run(
         ["git", *_SAFE, "-C", str(repo), *args],
         input=stdin,
@@ -75,7 +85,16 @@ def build_repo(repo: Path, spec: GitSpec) -> None:
             target.write_bytes(f.content)
             os.chmod(target, f.mode if f.mode is not None else 0o644)
         _git(repo, "add", "-A")
-        _git(repo, "commit", "-q", "--allow-empty", "--cleanup=verbatim", "-F", "-", stdin=commit.message)
+        _git(
+            repo,
+            "commit",
+            "-q",
+            "--allow-empty",
+            "--cleanup=verbatim",
+            "-F",
+            "-",
+            stdin=commit.message,
+        )
 
 
 def head_messages(repo: Path) -> tuple[tuple[bytes, ...] | None, str]:
@@ -99,14 +118,14 @@ def head_tree(repo: Path) -> tuple[dict[str, tuple[str, bytes]] | None, str]:
     for record in listing.stdout.split(b"\0"):
         if not record:
             continue
-        meta, _, path = record.partition(b"\t")
-        mode, kind, sha = meta.split(b" ")
-        entries.append((os.fsdecode(path), mode.decode(), kind.decode(), sha))
+        meta, _, raw_path = record.partition(b"\t")
+        raw_mode, raw_kind, raw_sha = meta.split(b" ")
+        entries.append((os.fsdecode(raw_path), raw_mode.decode(), raw_kind.decode(), raw_sha))
     blobs = _batch(repo, [sha for _, _, kind, sha in entries if kind == "blob"])
     if blobs is None:
         return None, "git: could not read HEAD's blobs"
     it = iter(blobs)
-    tree = {}
+    tree: dict[str, tuple[str, bytes]] = {}
     for path, mode, kind, _sha in entries:
         tree[path] = (mode, next(it) if kind == "blob" else b"")
     return tree, ""

@@ -44,7 +44,7 @@ def argv_recorder(name: str) -> str:
         "#!/bin/sh\n"
         f"# {name}: boundary-audit argv recorder (records each argument, NUL-terminated)\n"
         + _claim(name, "argv")
-        + "for a in \"$@\"; do printf '%s\\000' \"$a\"; done > \"$f\"\n"
+        + 'for a in "$@"; do printf \'%s\\000\' "$a"; done > "$f"\n'
     )
 
 
@@ -54,10 +54,12 @@ def env_recorder(name: str, watched: Sequence[str]) -> str:
         "#!/bin/sh",
         f"# {name}: boundary-audit env recorder (records watched variables, NUL-terminated)",
         _claim(name, "env").rstrip("\n"),
-        ": > \"$f\"",
+        ': > "$f"',
     ]
-    for var in sorted(set(watched)):
-        lines.append(f"if [ \"${{{var}+set}}\" = set ]; then printf '{var}=%s\\000' \"${var}\" >> \"$f\"; fi")
+    lines += [
+        f'if [ "${{{var}+set}}" = set ]; then printf \'{var}=%s\\000\' "${var}" >> "$f"; fi'
+        for var in sorted(set(watched))
+    ]
     return "\n".join(lines) + "\n"
 
 
@@ -68,19 +70,19 @@ def remote(name: str, home: str, env: Sequence[tuple[str, str]]) -> str:
         "#!/bin/sh\n"
         f"# {name}: boundary-audit two-shell stand-in for `ssh host CMD` (see tasks/helpers.py)\n"
         "cmd=\nsep=\n"
-        "for a in \"$@\"; do cmd=\"$cmd$sep$a\"; sep=' '; done\n"
+        'for a in "$@"; do cmd="$cmd$sep$a"; sep=\' \'; done\n'
         + _claim(name, "cmd")
-        + "printf '%s' \"$cmd\" > \"$f\"\n"
+        + 'printf \'%s\' "$cmd" > "$f"\n'
         f"cd {shlex.quote(home)} || exit 255\n"
         f"HOME={shlex.quote(home)}; export HOME\n"
         + exports
-        + "if [ \"$#\" -eq 0 ]; then exec bash -s; fi\n"
-        "exec bash -c \"$cmd\"\n"
+        + 'if [ "$#" -eq 0 ]; then exec bash -s; fi\n'
+        'exec bash -c "$cmd"\n'
     )
 
 
 def split_records(data: bytes) -> tuple[bytes, ...]:
-    """Split NUL-terminated records; a final unterminated record is kept (and flagged by callers)."""
+    """Split NUL-terminated records; a final unterminated record is kept (callers flag it)."""
     if not data:
         return ()
     parts = data.split(b"\0")

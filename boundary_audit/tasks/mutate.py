@@ -39,13 +39,17 @@ def _file_candidates(task: Task, ws: Workspace) -> list[Path]:
 
 
 @contextmanager
-def flip_one_byte(task: Task, ws: Workspace, result: ExecResult) -> Iterator[tuple[str | None, ExecResult]]:
+def flip_one_byte(
+    task: Task, ws: Workspace, result: ExecResult
+) -> Iterator[tuple[str | None, ExecResult]]:
     """Yield (what was changed, the result to validate) with one byte of the state changed.
 
     What was changed is None when the state holds nothing to mutate (no file, no stdout).
     """
     candidates = _file_candidates(task, ws)
-    target = next((p for p in candidates if p.is_file() and not p.is_symlink() and p.stat().st_size), None)
+    target = next(
+        (p for p in candidates if p.is_file() and not p.is_symlink() and p.stat().st_size), None
+    )
     if target is not None:
         original = target.read_bytes()
         at = len(original) // 2
@@ -57,8 +61,15 @@ def flip_one_byte(task: Task, ws: Workspace, result: ExecResult) -> Iterator[tup
         return
     stdout_check = task.validator.stdout
     if stdout_check is not None and result.stdout:
-        at = result.stdout.find(stdout_check.contains) if stdout_check.contains else len(result.stdout) // 2
-        yield f"byte {max(at, 0)} of stdout", dataclasses.replace(result, stdout=_flipped(result.stdout, max(at, 0)))
+        at = (
+            result.stdout.find(stdout_check.contains)
+            if stdout_check.contains
+            else len(result.stdout) // 2
+        )
+        yield (
+            f"byte {max(at, 0)} of stdout",
+            dataclasses.replace(result, stdout=_flipped(result.stdout, max(at, 0))),
+        )
         return
     empty = next((p for p in candidates if p.is_file() and not p.is_symlink()), None)
     if empty is None:

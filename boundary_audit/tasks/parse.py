@@ -70,7 +70,7 @@ def _read_task(node: Node, rel: str) -> Task:
 
 
 def _reply(node: Node, key: str) -> str:
-    raw = node.text(key)
+    raw: bytes = node.text(key)
     try:
         text = raw.decode("utf-8")
     except UnicodeDecodeError:
@@ -122,11 +122,16 @@ def _check_core(task: Task, node: Node) -> None:
     if task.boundary is not None:
         node.fail("tags", "core tasks carry no boundary= tag")
     if task.naive_breaks not in vocab.CORE_PATHS:
-        node.fail("naive_breaks", f"a core task's naive reply breaks on raw or nested, not {task.naive_breaks!r}")
+        node.fail(
+            "naive_breaks",
+            f"a core task's naive reply breaks on raw or nested, not {task.naive_breaks!r}",
+        )
     if "raw" not in task.oracle_passes:
         node.fail("oracle_passes", "a core task's oracle must pass on raw")
     if ("nested" in task.oracle_passes) == ("nested" in task.oracle_fails):
-        node.fail("oracle_passes", "a core task must declare 'nested' in oracle_passes or oracle_fails")
+        node.fail(
+            "oracle_passes", "a core task must declare 'nested' in oracle_passes or oracle_fails"
+        )
 
 
 def _check_boundary(task: Task, node: Node) -> None:
@@ -139,7 +144,9 @@ def _check_boundary(task: Task, node: Node) -> None:
 
 def _check_programs(task: Task, node: Node) -> None:
     programs = {p.name: p for p in task.fixture.programs}
-    wanted: list[tuple[str, str, str]] = [(c.program, "argv-recorder", "validator.argv") for c in task.validator.argv]
+    wanted: list[tuple[str, str, str]] = [
+        (c.program, "argv-recorder", "validator.argv") for c in task.validator.argv
+    ]
     wanted += [(c.program, "env-recorder", "validator.env") for c in task.validator.env]
     for name, helper, key in wanted:
         prog = programs.get(name)
@@ -152,7 +159,9 @@ def _check_programs(task: Task, node: Node) -> None:
     if task.validator.git is not None:
         git = task.fixture.git
         if git is None or git.path != task.validator.git.path:
-            node.fail("validator.git.path", "must name the fixture's git repository (fixture.git.path)")
+            node.fail(
+                "validator.git.path", "must name the fixture's git repository (fixture.git.path)"
+            )
 
 
 def _declared_dirs(fixture: Fixture) -> set[str]:

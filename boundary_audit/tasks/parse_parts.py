@@ -46,7 +46,7 @@ def path_problem(path: str) -> str | None:
 
 
 def _path(node: Node, key: str = "path") -> str:
-    value = node.string(key)
+    value: str = node.string(key)
     problem = path_problem(value)
     if problem:
         node.fail(key, problem)
@@ -58,7 +58,9 @@ def _file(node: Node, *, default_mode: int | None) -> FileSpec:
     if node.has("text") and node.has("base64"):
         node.fail("base64", "give either text or base64, not both")
     if node.has("base64"):
-        content = decode_text({"base64": node.string("base64")}, node.key_path("base64"), node.where)
+        content = decode_text(
+            {"base64": node.string("base64")}, node.key_path("base64"), node.where
+        )
     else:
         content = node.text("text")
     mode = parse_mode(node, "mode")
@@ -90,7 +92,9 @@ def _program(node: Node) -> ProgramSpec:
     if (helper is None) == (script is None):
         node.fail("helper", "give exactly one of helper and script")
     if script is not None and not script.startswith(b"#!/bin/sh\n"):
-        node.fail("script", "a fixture program must start with #!/bin/sh (it runs under every backend)")
+        node.fail(
+            "script", "a fixture program must start with #!/bin/sh (it runs under every backend)"
+        )
     home = node.string("home", None)
     env = _env_table(node, "env")
     if helper != "remote" and (home is not None or env):
@@ -116,7 +120,11 @@ def _git(node: Node) -> GitSpec:
         c.finish()
     if not commits:
         node.fail("commits", "a fixture repository needs at least one commit")
-    spec = GitSpec(path=path, branch=node.string("branch", "main", pattern=r"[a-z][a-z0-9-]*"), commits=tuple(commits))
+    spec = GitSpec(
+        path=path,
+        branch=node.string("branch", "main", pattern=r"[a-z][a-z0-9-]*"),
+        commits=tuple(commits),
+    )
     node.finish()
     return spec
 
@@ -160,7 +168,9 @@ def _env_check(node: Node) -> EnvCheck:
         if not re.fullmatch(ENV_NAME, name):
             node.fail(f"vars.{name}", "not a valid environment variable name")
         values.append((name, decode_text(value, node.key_path(f"vars.{name}"), node.where)))
-    unset = tuple(node.strings("unset", [], check=lambda n: None if re.fullmatch(ENV_NAME, n) else "bad name"))
+    unset = tuple(
+        node.strings("unset", [], check=lambda n: None if re.fullmatch(ENV_NAME, n) else "bad name")
+    )
     node.finish()
     if not values and not unset:
         node.fail("vars", "an env check needs vars or unset")
@@ -173,7 +183,10 @@ def _git_check(node: Node) -> GitCheck:
         node.fail("messages", "list HEAD's commit messages, newest first")
     check = GitCheck(
         path=node.string("path", "."),
-        messages=tuple(decode_text(m, node.key_path(f"messages[{i}]"), node.where) for i, m in enumerate(messages)),
+        messages=tuple(
+            decode_text(m, node.key_path(f"messages[{i}]"), node.where)
+            for i, m in enumerate(messages)
+        ),
         tree=tuple(_file(f, default_mode=None) for f in node.tables("tree")),
     )
     node.finish()
@@ -207,6 +220,15 @@ def parse_validator(node: Node) -> Validator:
     clash = sorted(expected & set(validator.absent))
     if clash:
         node.fail("absent", f"{clash[0]!r} is both expected and absent")
-    if not (expected or validator.absent or validator.argv or validator.env or validator.git or validator.stdout):
-        node.fail(None, "a validator must check something (files, absent, argv, env, git or stdout)")
+    if not (
+        expected
+        or validator.absent
+        or validator.argv
+        or validator.env
+        or validator.git
+        or validator.stdout
+    ):
+        node.fail(
+            None, "a validator must check something (files, absent, argv, env, git or stdout)"
+        )
     return validator

@@ -57,7 +57,10 @@ def list_table(tasks: Sequence[Task]) -> str:
         kind = "core" if t.core else (t.boundary or "extra")
         rows.append((t.id, kind, str(t.tier), t.naive_breaks, ", ".join(t.hazards) or "-"))
     widths = [max(len(r[i]) for r in rows) for i in range(4)]
-    lines = ["  ".join(c.ljust(w) for c, w in zip(r[:4], widths, strict=True)) + "  " + r[4] for r in rows]
+    lines = [
+        "  ".join(c.ljust(w) for c, w in zip(r[:4], widths, strict=True)) + "  " + r[4]
+        for r in rows
+    ]
     core = sum(t.core for t in tasks)
     lines.append(f"{len(tasks)} tasks ({core} core, {len(tasks) - core} boundary)")
     return "\n".join(line.rstrip() for line in lines) + "\n"
@@ -65,7 +68,10 @@ def list_table(tasks: Sequence[Task]) -> str:
 
 def display(text: str) -> str:
     """`text` with control characters other than newline and TAB escaped, cut at SHOW_LIMIT."""
-    out = "".join(c if c in "\n\t" or (ord(c) >= 0x20 and ord(c) != 0x7F) else f"\\x{ord(c):02x}" for c in text)
+    out = "".join(
+        c if c in "\n\t" or (ord(c) >= 0x20 and ord(c) != 0x7F) else f"\\x{ord(c):02x}"
+        for c in text
+    )
     if len(out) > SHOW_LIMIT:
         return out[:SHOW_LIMIT] + f"… ({len(text.encode('utf-8', 'surrogateescape'))} bytes in all)"
     return out
@@ -83,13 +89,21 @@ def _file(f: FileSpec) -> str:
 def show_text(task: Task) -> str:
     """Everything about one task, for a reader."""
     kind = f"core, group {group_of(task)}" if task.core else ", ".join(task.tags)
-    lines = [f"{task.id}  ({kind}; family {task.family}, tier {task.tier})", f"source: {task.source_file}", ""]
+    lines = [
+        f"{task.id}  ({kind}; family {task.family}, tier {task.tier})",
+        f"source: {task.source_file}",
+        "",
+    ]
     lines += ["instruction:", _indent(task.instruction), ""]
     lines.append("hazards:" + ("" if task.hazards else " none (control)"))
     lines += [f"    {h}: {HAZARDS[h]}" for h in task.hazards]
     lines += ["", "fixture:", *(_fixture_lines(task) or ["    (empty work dir)"]), ""]
     fails = f"; fails on {', '.join(task.oracle_fails)}" if task.oracle_fails else ""
-    lines += [f"oracle (passes on {', '.join(task.oracle_passes)}{fails}):", _indent(task.oracle), ""]
+    lines += [
+        f"oracle (passes on {', '.join(task.oracle_passes)}{fails}):",
+        _indent(task.oracle),
+        "",
+    ]
     lines += [f"naive (breaks on {task.naive_breaks}):", _indent(task.naive), ""]
     lines += ["validator:", *_validator_lines(task)]
     if task.notes:
@@ -103,14 +117,23 @@ def _fixture_lines(task: Task) -> list[str]:
     if fx.git is not None:
         for i, c in enumerate(fx.git.commits):
             names = ", ".join(f.path for f in c.files) or "no files"
-            lines.append(f"    git repo {fx.git.path!r} on {fx.git.branch}, commit {i + 1}: {quoted(c.message)} ({names})")
+            lines.append(
+                f"    git repo {fx.git.path!r} on {fx.git.branch}, commit {i + 1}: "
+                f"{quoted(c.message)} ({names})"
+            )
     lines += [f"    dir {quoted(d.encode())}" for d in fx.dirs]
     lines += [f"    file {_file(f)}" for f in fx.files]
-    lines += [f"    symlink {quoted(s.path.encode())} -> {quoted(s.target.encode())}" for s in fx.symlinks]
+    lines += [
+        f"    symlink {quoted(s.path.encode())} -> {quoted(s.target.encode())}" for s in fx.symlinks
+    ]
     lines += [f"    env {k}={quoted(v.encode())}" for k, v in fx.env]
     for p in fx.programs:
         what = p.helper or "custom sh script"
-        extra = f" (home {p.home}" + "".join(f", {k}={v}" for k, v in p.env) + ")" if p.helper == "remote" else ""
+        extra = (
+            f" (home {p.home}" + "".join(f", {k}={v}" for k, v in p.env) + ")"
+            if p.helper == "remote"
+            else ""
+        )
         lines.append(f"    program {p.name}: {what}{extra}")
     return lines
 
@@ -119,20 +142,35 @@ def _validator_lines(task: Task) -> list[str]:
     v = task.validator
     lines = [f"    file {_file(f)}" for f in v.files]
     lines += [f"    dir {quoted(d.encode())}" for d in v.dirs]
-    lines += [f"    symlink {quoted(s.path.encode())} -> {quoted(s.target.encode())}" for s in v.symlinks]
+    lines += [
+        f"    symlink {quoted(s.path.encode())} -> {quoted(s.target.encode())}" for s in v.symlinks
+    ]
     lines += [f"    absent {quoted(p.encode())}" for p in v.absent]
     for a in v.argv:
-        lines += [f"    argv {a.program} call #{i + 1}: [{', '.join(quoted(x, 40) for x in call)}]" for i, call in enumerate(a.calls)]
+        lines += [
+            f"    argv {a.program} call #{i + 1}: [{', '.join(quoted(x, 40) for x in call)}]"
+            for i, call in enumerate(a.calls)
+        ]
     for e in v.env:
         seen = ", ".join(f"{k}={quoted(val)}" for k, val in e.vars)
-        lines.append(f"    env seen by {e.program}: {seen}" + (f"; unset {', '.join(e.unset)}" if e.unset else ""))
+        lines.append(
+            f"    env seen by {e.program}: {seen}"
+            + (f"; unset {', '.join(e.unset)}" if e.unset else "")
+        )
     if v.git is not None:
-        lines.append(f"    git {v.git.path!r} history: {', '.join(quoted(m, 60) for m in v.git.messages)}")
+        lines.append(
+            f"    git {v.git.path!r} history: {', '.join(quoted(m, 60) for m in v.git.messages)}"
+        )
         lines += [f"    git HEAD tree {_file(f)}" for f in v.git.tree]
     if v.stdout is not None:
-        lines.append(f"    stdout is {quoted(v.stdout.exact)}" if v.stdout.exact is not None
-                     else f"    stdout contains {quoted(v.stdout.contains or b'')}")
-    lines.append("    fixture files not listed keep their bytes and modes; any other path is collateral")
+        lines.append(
+            f"    stdout is {quoted(v.stdout.exact)}"
+            if v.stdout.exact is not None
+            else f"    stdout contains {quoted(v.stdout.contains or b'')}"
+        )
+    lines.append(
+        "    fixture files not listed keep their bytes and modes; any other path is collateral"
+    )
     return lines
 
 

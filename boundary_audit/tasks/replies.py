@@ -3,7 +3,7 @@
 Built in: `oracle` and `naive` (the replies stored with each task). Otherwise a JSONL file,
 one JSON object per line:
 
-    {"task_id": "write-file-t3", "reply": "printf ...", "reply_id": "r1", "model": "m", "contract": "raw"}
+    {"task_id": "write-file-t3", "reply": "printf ...", "reply_id": "r1", "contract": "raw"}
 
 `task_id` and `reply` are required; `reply_id` (default `line<N>`), `model` (default none),
 `contract` (`raw` or `disclosed`, default `raw`) and `meta` (any JSON object, carried along)
@@ -113,7 +113,10 @@ def _parse_line(path: Path, lineno: int, line: bytes, known_ids: set[str]) -> Re
         raise ProbeError(f"{where}: unknown key {unknown[0]!r} (allowed: {', '.join(_KEYS)})")
     task_id = _str(obj, "task_id", where, required=True)
     if task_id not in known_ids:
-        raise ProbeError(f"{where}: unknown task id {task_id!r}", hint="`boundary-audit tasks list` shows the ids")
+        raise ProbeError(
+            f"{where}: unknown task id {task_id!r}",
+            hint="`boundary-audit tasks list` shows the ids",
+        )
     contract = _str(obj, "contract", where) or "raw"
     if contract not in CONTRACTS:
         raise ProbeError(f"{where}: contract {contract!r} is not one of {', '.join(CONTRACTS)}")

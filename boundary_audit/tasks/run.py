@@ -17,7 +17,9 @@ from boundary_audit.transports.interface import Transport
 __all__ = ["Verdict", "load_tasks", "materialize", "run_task", "validate"]
 
 
-def run_task(task: Task, reply: str, transport: Transport, sandbox: Sandbox) -> tuple[Verdict, ExecResult]:
+def run_task(
+    task: Task, reply: str, transport: Transport, sandbox: Sandbox
+) -> tuple[Verdict, ExecResult]:
     """Run `reply` for `task` through `transport` in a fresh workspace of `sandbox`.
 
     Raises what the sandbox or transport raise when their machinery fails (SandboxError,

@@ -95,7 +95,9 @@ class Node:
         """A true/false value."""
         return self._get(key, bool, "true or false", default)
 
-    def strings(self, key: str, default: Any = _MISSING, *, check: Callable[[str], str | None] | None = None) -> Any:
+    def strings(
+        self, key: str, default: Any = _MISSING, *, check: Callable[[str], str | None] | None = None
+    ) -> Any:
         """An array of strings; `check(item)` returns an error message or None."""
         if default is not _MISSING and key not in self.data:
             self._seen.add(key)
@@ -162,7 +164,9 @@ def _decode_piece(value: Any, path: str, where: str, *, top: bool) -> bytes:
     if isinstance(value, str):
         return value.encode("utf-8", "surrogateescape")
     if isinstance(value, list) and top:
-        return b"".join(_decode_piece(v, f"{path}[{i}]", where, top=False) for i, v in enumerate(value))
+        return b"".join(
+            _decode_piece(v, f"{path}[{i}]", where, top=False) for i, v in enumerate(value)
+        )
     if isinstance(value, dict):
         return _decode_table(value, path, where)
     raise TaskError(
@@ -181,8 +185,8 @@ def _decode_table(value: dict[str, Any], path: str, where: str) -> bytes:
             return base64.b64decode(raw, validate=True)
         except (binascii.Error, ValueError):
             node.fail("base64", "not valid base64")
-    piece = node.string("repeat")
-    times = node.integer("times", lo=0, hi=MAX_TEXT_BYTES)
+    piece: str = node.string("repeat")
+    times: int = node.integer("times", lo=0, hi=MAX_TEXT_BYTES)
     node.finish()
     if len(piece) * times > MAX_TEXT_BYTES:
         node.fail("times", f"payload exceeds {MAX_TEXT_BYTES} bytes")

@@ -39,7 +39,9 @@ def load_suite(files: Iterable[tuple[str, bytes]], *, complete: bool = True) -> 
     seen: dict[str, str] = {}
     for task in tasks:
         if task.id in seen:
-            raise TaskError(f"{task.source_file}: id: duplicate id {task.id!r} (also in {seen[task.id]})")
+            raise TaskError(
+                f"{task.source_file}: id: duplicate id {task.id!r} (also in {seen[task.id]})"
+            )
         seen[task.id] = task.source_file
     _check_core_families(tasks, complete=complete)
     return tuple(sorted(tasks, key=sort_key))
@@ -93,7 +95,7 @@ def select_tasks(tasks: tuple[Task, ...], select: str | None) -> tuple[Task, ...
         if not matched:
             raise UsageError(
                 f"--select {term!r} matches no task",
-                hint="use a task id, a family, core, boundary, boundary=KIND or a glob such as '*-t3'",
+                hint="use a task id, a family, core, boundary, boundary=KIND or a glob like '*-t3'",
             )
         chosen |= matched
     return tuple(t for t in tasks if t.id in chosen)

@@ -47,7 +47,7 @@ def _put(tree: dict[str, Entry], path: str, entry: Entry) -> None:
 
 
 def fixture_files(task: Task) -> list[FileSpec]:
-    """Every file the fixture writes into the work dir (paths relative to it), last writer winning."""
+    """Every file the fixture writes into the work dir (work-relative paths), last one winning."""
     final: dict[str, FileSpec] = {}
     git = task.fixture.git
     if git is not None:
@@ -99,9 +99,11 @@ def compare_tree(task: Task, work: Path) -> list[str]:
     for path in sorted(expected):
         problems.extend(_check_entry(work, path, expected[path]))
     absent = set(task.validator.absent)
-    for path in task.validator.absent:
-        if os.path.lexists(work / path):
-            problems.append(f"{show(path)} must not exist ({_kind(os.lstat(work / path))} found)")
+    problems += [
+        f"{show(path)} must not exist ({_kind(os.lstat(work / path))} found)"
+        for path in task.validator.absent
+        if os.path.lexists(work / path)
+    ]
     problems.extend(_collateral(work, "", expected, absent, opaque))
     return problems
 
@@ -116,7 +118,12 @@ def _kind(st: os.stat_result) -> str:
     return "special file"
 
 
-_NAMES = {"file": "a regular file", "dir": "a directory", "symlink": "a symlink", "special file": "a special file"}
+_NAMES = {
+    "file": "a regular file",
+    "dir": "a directory",
+    "symlink": "a symlink",
+    "special file": "a special file",
+}
 
 
 def _check_entry(work: Path, path: str, want: Entry) -> list[str]:
@@ -146,7 +153,9 @@ def _check_file(full: Path, path: str, st: os.stat_result, want: Entry) -> list[
     if st.st_size != len(want.content) or actual != want.content:
         problems.append(f"{show(path)}: {describe_difference(want.content, actual, st.st_size)}")
     if want.mode is not None and stat.S_IMODE(st.st_mode) != want.mode:
-        problems.append(f"{show(path)}: mode {stat.S_IMODE(st.st_mode):04o}, expected {want.mode:04o}")
+        problems.append(
+            f"{show(path)}: mode {stat.S_IMODE(st.st_mode):04o}, expected {want.mode:04o}"
+        )
     return problems
 
 
@@ -166,7 +175,9 @@ def read_prefix(full: Path, limit: int) -> bytes:
         os.close(fd)
 
 
-def _collateral(work: Path, rel: str, expected: dict[str, Entry], absent: set[str], opaque: str | None) -> list[str]:
+def _collateral(
+    work: Path, rel: str, expected: dict[str, Entry], absent: set[str], opaque: str | None
+) -> list[str]:
     problems = []
     base = work / rel if rel else work
     try:
@@ -191,7 +202,8 @@ def _unexpected(full: Path, path: str, st: os.stat_result) -> str:
     kind = _kind(st)
     if kind == "dir":
         count = sum(1 for _ in os.scandir(full))
-        return f"unexpected directory {show(path)} (collateral, {count} entr{'y' if count == 1 else 'ies'} inside)"
+        entries = "1 entry" if count == 1 else f"{count} entries"
+        return f"unexpected directory {show(path)} (collateral, {entries} inside)"
     if kind == "symlink":
         return f"unexpected symlink {show(path)} -> {show(os.readlink(full))} (collateral)"
     return f"unexpected {kind} {show(path)} (collateral)"

@@ -100,10 +100,16 @@ def _compare_args(label: str, want: tuple[bytes, ...], got: tuple[bytes, ...]) -
             return [f"{label}: argv[{j + 1}]: {describe_difference(w, g)}"]
     if len(got) > len(want):
         extra = ", ".join(quoted(a, 30) for a in got[len(want) :][:4])
-        return [f"{label}: {len(got)} arguments, expected {len(want)} (extra from argv[{len(want) + 1}]: {extra})"]
+        return [
+            f"{label}: {len(got)} arguments, expected {len(want)} "
+            f"(extra from argv[{len(want) + 1}]: {extra})"
+        ]
     if len(got) < len(want):
         missing = ", ".join(quoted(a, 30) for a in want[len(got) :][:4])
-        return [f"{label}: {len(got)} arguments, expected {len(want)} (missing from argv[{len(got) + 1}]: {missing})"]
+        return [
+            f"{label}: {len(got)} arguments, expected {len(want)} "
+            f"(missing from argv[{len(got) + 1}]: {missing})"
+        ]
     return []
 
 
@@ -114,16 +120,19 @@ def check_env(check: EnvCheck, obs: Path) -> list[str]:
         return [f"{check.program} was called {len(files)} time(s), expected 1"]
     seen: dict[str, bytes] = {}
     for record in split_records(files[0].read_bytes()):
-        name, _, value = record.partition(b"=")
-        seen[name.decode("ascii", "replace")] = value
+        raw_name, _, value = record.partition(b"=")
+        seen[raw_name.decode("ascii", "replace")] = value
     problems = []
     for name, want in check.vars:
         if name not in seen:
             problems.append(f"{check.program}: {name} is not set, expected {quoted(want)}")
         elif seen[name] != want:
             problems.append(f"{check.program}: {name}: {describe_difference(want, seen[name])}")
-    problems.extend(f"{check.program}: {name} is set to {quoted(seen[name])}, expected unset"
-                    for name in check.unset if name in seen)
+    problems.extend(
+        f"{check.program}: {name} is set to {quoted(seen[name])}, expected unset"
+        for name in check.unset
+        if name in seen
+    )
     return problems
 
 
@@ -139,7 +148,9 @@ def check_git(check: GitCheck, work: Path) -> list[str]:
     problems = []
     if len(messages) != len(check.messages):
         shown = ", ".join(quoted(m, 40) for m in messages[:4])
-        problems.append(f"git: HEAD has {len(messages)} commit(s), expected {len(check.messages)} ({shown})")
+        problems.append(
+            f"git: HEAD has {len(messages)} commit(s), expected {len(check.messages)} ({shown})"
+        )
     else:
         for i, (want, got) in enumerate(zip(check.messages, messages, strict=True)):
             if want != got:
@@ -164,7 +175,9 @@ def _check_git_tree(check: GitCheck, repo: Path) -> list[str]:
             problems.append(f"git: {show(f.path)} in HEAD: {describe_difference(f.content, blob)}")
         if f.mode is not None and mode != ("100755" if f.mode & 0o111 else "100644"):
             problems.append(f"git: {show(f.path)} in HEAD has mode {mode}, expected {f.mode:04o}")
-    problems.extend(f"git: unexpected {show(p)} in HEAD's tree" for p in sorted(set(tree) - want_paths))
+    problems.extend(
+        f"git: unexpected {show(p)} in HEAD's tree" for p in sorted(set(tree) - want_paths)
+    )
     return problems
 
 

@@ -34,7 +34,7 @@ HAZARDS: MappingProxyType[str, str] = MappingProxyType(
         "empty-string": "an empty argument or value that must be passed, not dropped",
         "heredoc-delimiter": "a payload line equal to the usual heredoc delimiter (EOF)",
         "local-expansion": "a $ or command meant for the remote side that the local shell expands",
-        "local-redirect": "a redirect or pipe meant for the remote side that the local shell performs",
+        "local-redirect": "a redirect or pipe meant for the remote side, done by the local shell",
         "tilde": "a ~ whose expansion depends on which side expands it",
         "control-char": "a control character (ESC, BEL, ...) in the payload",
         "stdin-reader": "a command in the middle of the reply that reads standard input",
@@ -45,7 +45,7 @@ HAZARDS: MappingProxyType[str, str] = MappingProxyType(
         "long-line": "a reply line or argument longer than common transport limits",
         "no-trailing-newline": "output that does not end in a newline",
         "echo-flag": "echo -n / -e, whose meaning differs between bash and sh",
-        "bashism": "bash-only syntax (brace expansion, $'...', [[ ]], arrays) that sh does not know",
+        "bashism": "bash-only syntax (brace expansion, $'...', [[ ]], arrays) unknown to sh",
     }
 )
 """Every hazard a task may declare, with the one-line meaning shown by `tasks show`."""

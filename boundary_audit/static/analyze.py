@@ -1,0 +1,112 @@
+"""One file, end to end: parse, match every check's query, evaluate and classify the sinks.
+
+`analyze_file` never raises for bad input: an undecodable or pathological file becomes a
+`Skipped` record. Files without any site stop after the query pass, so the common case costs
+little more than parsing. Sinks are evaluated by the dataflow engine, classified, turned
+into findings under the owning check's code, then inline suppressions are applied.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import tree_sitter as ts
+
+from boundary_audit.finding import Finding, Skipped
+from boundary_audit.static import findings as F
+from boundary_audit.static import suppress
+from boundary_audit.static.checks import BY_CODE, CHECKS
+from boundary_audit.static.checks.base import CommentSite, SinkSite, Site, TemplateSite, WriteSite
+from boundary_audit.static.dataflow import Engine, Resolver
+from boundary_audit.static.extract import extractor_for
+from boundary_audit.static.parsing import TooDeep, parse
+from boundary_audit.static.queries import bundle
+from boundary_audit.static.sinks import FileContext, evaluate_sink, serialized_templates
+
+CHECK_NAMES = tuple(c.name for c in CHECKS)
+
+
+@dataclass
+class FileResult:
+    """What one file contributed."""
+
+    findings: list[Finding] = field(default_factory=list)
+    skipped: Skipped | None = None
+    sites: int = 0
+
+
+def collect_sites(lang: str, root: ts.Node) -> list[Site]:
+    """Every site of every check in the tree (one query pass)."""
+    by_name = {c.name: c for c in CHECKS}
+    sites: list[Site] = []
+    for name, matches in bundle(lang, CHECK_NAMES).run(root).items():
+        check = by_name[name]
+        for caps in matches:
+            sites.extend(check.sites(lang, caps))
+    return sites
+
+
+def analyze_file(path: str, data: bytes, lang: str, *, commit: str | None,
+                 include_constant: bool = False, no_ignores: bool = False,
+                 resolver: Resolver | None = None) -> FileResult:
+    """Findings (or a skip) for one file of language `lang`."""
+    try:
+        return _analyze(path, data, lang, commit, include_constant, no_ignores, resolver)
+    except TooDeep as exc:
+        return FileResult(skipped=Skipped(path, f"too deeply nested: {exc}"))
+    except RecursionError:
+        return FileResult(skipped=Skipped(path, "too deeply nested: recursion limit"))
+
+
+def _analyze(path: str, data: bytes, lang: str, commit: str | None, include_constant: bool,
+             no_ignores: bool, resolver: Resolver | None) -> FileResult:
+    tree = parse(lang, data)
+    sites = collect_sites(lang, tree.root_node)
+    sinks = [s for s in sites if isinstance(s, SinkSite)]
+    json_sites = [s for s in sites if isinstance(s, TemplateSite) and s.check == "BA501"]
+    if not sinks and not json_sites:
+        return FileResult()
+    ex = extractor_for(lang)(lang, path, data, tree)
+    engine = Engine(ex, resolver)
+    ctx = FileContext(engine, commit,
+                      wraps=[s.span for s in sites if isinstance(s, TemplateSite) and s.check == "BA102"],
+                      writes=[s for s in sites if isinstance(s, WriteSite)])
+    results = [r for site in order_sinks(sinks) if (r := evaluate_sink(site, ctx)) is not None]
+    results.extend(serialized_templates(json_sites, ctx))
+    found = dedupe([f for f, fixed in results if include_constant or not fixed])
+    comments = [s for s in sites if isinstance(s, CommentSite)]
+    ignores = [ig for s in comments
+               if (ig := suppress.parse_comment(ex.text(s.span), F.node_location(path, s.span, commit)))]
+    found = suppress.apply(found, ignores, lang, no_ignores)
+    return FileResult(sorted(found, key=lambda f: f.sort_key), None, len(sites))
+
+
+def order_sinks(sinks: list[SinkSite]) -> list[SinkSite]:
+    """Unique sinks, calls before bare argv literals (so literals a call consumes are known)."""
+    seen: set[tuple[int, int, str]] = set()
+    unique = []
+    for s in sinks:
+        if s.key not in seen:
+            seen.add(s.key)
+            unique.append(s)
+    return sorted(unique, key=lambda s: (s.kind == "argv" and s.span.type in _LIST_TYPES,
+                                         s.span.start_byte, s.kind))
+
+
+_LIST_TYPES = frozenset({"list", "tuple", "array", "array_expression", "macro_invocation",
+                         "composite_literal"})
+
+
+def dedupe(found: list[Finding]) -> list[Finding]:
+    """One finding per (primary span, class): the most severe, model-controlled one."""
+    best: dict[tuple[str, int, int, str], Finding] = {}
+    for f in found:
+        p = f.primary
+        key = (p.path, p.start_byte, p.end_byte, f.boundary_class.value)
+        cur = best.get(key)
+        if cur is None or (f.model_controlled, f.severity.rank) > (cur.model_controlled, cur.severity.rank):
+            best[key] = f
+    return list(best.values())
+
+
+__all__ = ["BY_CODE", "FileResult", "analyze_file", "collect_sites"]

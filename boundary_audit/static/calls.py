@@ -1,0 +1,265 @@
+"""What a call evaluates to, for the dataflow engine.
+
+In order: a quoting sanitizer or serializer (`shlex.quote`, `json.dumps`), a tokenizer
+(`shlex.split`, `cmd.split()`), a model-output source (LLM client call, action parser, a regex
+that extracts a fenced code block), a handle constructor (`subprocess.Popen`, `open`,
+`Command::new`, `exec.Command`), a method on a handle (`.arg`, `.args`, `.open`), a string
+method that keeps its receiver's shape, a function defined in the same file (its return
+values), or else an opaque value carrying its arguments' provenance.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from boundary_audit.static import knowledge as K
+from boundary_audit.static.handles import HANDLE_CONSTRUCTORS, handle_method, join_list
+from boundary_audit.static.ir import Attr, Call, Function, Lit, Map, Param, Ref, Spread
+from boundary_audit.static.values import (
+    EMPTY,
+    UNKNOWN,
+    AValue,
+    Hole,
+    Lst,
+    Obj,
+    Opq,
+    Origin,
+    Prov,
+    Ser,
+    Step,
+    Str,
+    Tok,
+    alts,
+    join_all,
+    options,
+    prov_of,
+)
+from boundary_audit.taxonomy import Contract
+
+if TYPE_CHECKING:
+    from boundary_audit.static.dataflow import Engine
+
+PASS_THROUGH = frozenset({
+    "strip", "lstrip", "rstrip", "lower", "upper", "encode", "decode", "trim", "trimEnd",
+    "trimStart", "trim_end", "trim_start", "to_string", "to_owned", "as_str", "into", "clone",
+    "unwrap", "expect", "as_ref", "as_bytes", "borrow", "to_str", "unwrap_or_default",
+    "unwrap_or", "toString", "valueOf", "as_deref", "cloned", "to_vec", "into_iter", "iter",
+    "await", "removeprefix", "removesuffix", "normalize", "dedent", "String", "str", "f",
+    "String.from", "str", "textwrap.dedent", "inspect.cleandoc", "os.fspath", "json.loads",
+    "JSON.parse", "json.load", "str.strip", "[]byte", "string", "bytes.NewBufferString",
+    "strings.NewReader", "bytes.NewReader", "strings.TrimSpace", "Some", "Ok", "Box::new",
+    "Arc::new", "String::from", "Cow::from", "OsString::from", "OsStr::new", "PathBuf::from",
+    "std::ffi::OsString::from", "dedent", "shlex.quote_if_needed",
+})
+"""Calls whose result is (a trivially transformed copy of) their receiver or first argument."""
+PURE = frozenset({"os.path.join", "os.path.abspath", "os.path.expanduser", "pathlib.Path", "Path",
+                  "len", "int", "float", "path.join", "path.resolve", "filepath.Join",
+                  "std::path::Path::new", "std::path::PathBuf::from", "Path::new", "PathBuf::from",
+                  "format"})
+"""Calls that compute a constant from constant arguments."""
+
+
+class CallEvaluator:
+    """Evaluates `Call` expressions for an `Engine`."""
+
+    def __init__(self, engine: Engine) -> None:
+        self.engine = engine
+        self.ex = engine.ex
+
+    def canonical(self, call: Call, fn: Function) -> str:
+        """The callee's canonical dotted name (imports and simple local aliases resolved)."""
+        name = self.ex.canonical(call.name)
+        if isinstance(call.callee, Ref) and call.callee.name not in self.ex.imports:
+            alias = self.alias_of(call.callee.name, fn)
+            if alias:
+                return alias
+        return name
+
+    def alias_of(self, name: str, fn: Function) -> str | None:
+        """`run = subprocess.run` / `execAsync = promisify(exec)` → the aliased canonical name."""
+        for scope in (fn, self.ex.module()):
+            for d in self.ex.filled(scope).defs.get(name, ())[-1:]:
+                value = d.value
+                if isinstance(value, Call) and value.name.rsplit(".", 1)[-1] == "promisify" and value.args:
+                    value = value.args[0]
+                if isinstance(value, (Ref, Attr)):
+                    text = self.ex.canonical(_dotted(value))
+                    if text and text != name:
+                        return text
+        return None
+
+    def eval(self, call: Call, fn: Function) -> AValue:
+        """The abstract value a call returns."""
+        cn = self.canonical(call, fn)
+        last = cn.rsplit(".", 1)[-1]
+        arg0 = call.args[0] if call.args else None
+        if cn in K.SANITIZERS or call.name in K.SANITIZERS:
+            display, kind = K.SANITIZERS.get(cn) or K.SANITIZERS[call.name]
+            inner = prov_of(self.engine.eval(arg0, fn)) if arg0 is not None else EMPTY
+            if kind == K.SERIALIZER:
+                return Ser(display, inner, self.ex.path, call.span)
+            return Str((Hole(inner, display, call.span),))
+        if cn in K.TOKENIZERS and arg0 is not None:
+            return Tok(self.engine.eval(arg0, fn), K.TOKENIZERS[cn], self.ex.path, call.span)
+        source = self.source(call, cn, fn)
+        if source is not None:
+            return source
+        if self.ex.lang == "go" and call.name == "append" and call.args:
+            from boundary_audit.static.dataflow import concat_lists
+
+            head = self.engine.eval(call.args[0], fn)
+            tail = self.engine.sequence(call.args[1:], fn, call.span)
+            return concat_lists([head, tail], self.ex.path, call.span)
+        ctor = HANDLE_CONSTRUCTORS.get(cn)
+        if ctor is not None:
+            return ctor(self.engine, call, fn, cn)
+        if isinstance(call.callee, Attr):
+            method = self.method(call, fn, call.callee, last)
+            if method is not None:
+                return method
+        if cn in PASS_THROUGH and arg0 is not None:
+            return self.engine.eval(arg0, fn)
+        local = self.local_call(call, fn)
+        if local is not None:
+            return local
+        provs = [prov_of(self.engine.eval(a, fn)) for a in call.args]
+        provs += [prov_of(self.engine.eval(v, fn)) for _, v in call.kwargs]
+        if isinstance(call.callee, Attr):
+            provs.append(prov_of(self.engine.eval(call.callee.base, fn)))
+        joined = join_all(provs)
+        if cn in PURE:
+            return Opq(joined)
+        return Opq(joined.join(UNKNOWN))
+
+    def source(self, call: Call, cn: str, fn: Function) -> AValue | None:
+        """A model-output source value if the call is an LLM call or an action parser."""
+        last = cn.rsplit(".", 1)[-1]
+        kind = label = None
+        if K.llm_call(cn) or K.llm_call(call.name):
+            kind, label, contract = "llm-response", f"{call.name}(…)", Contract.RAW
+        elif last in K.ACTION_PARSERS:
+            kind, label, contract = "parsed-action", f"{call.name}(…)", Contract.RAW
+        elif last in K.REGEX_CALLS and any(isinstance(a, Lit) and "```" in a.text for a in call.args):
+            kind, label, contract = "parsed-action", "fenced code block extracted by regex", Contract.RAW
+        elif self.ex.lang == "shell":
+            found = K.shell_source(call.name, [a.text for a in call.args if isinstance(a, Lit)])
+            if found is not None:
+                contract = Contract.NATIVE if found == "tool-call" else Contract.RAW
+                kind, label = found, f"$({call.name} …)"
+        if kind is None:
+            return None
+        origin = Origin(kind, label, self.ex.path, call.span, contract)
+        return Opq(Prov(frozenset({origin})))
+
+    def method(self, call: Call, fn: Function, callee: Attr, name: str) -> AValue | None:
+        """Methods whose result keeps a useful shape (split, join, open, builder calls...)."""
+        if name in K.TOKENIZER_METHODS and _splits_words(call):
+            return Tok(self.engine.eval(callee.base, fn), K.TOKENIZER_METHODS[name], self.ex.path,
+                       call.span)
+        if name == "join":
+            if isinstance(callee.base, Lit) and call.args:
+                return join_list(self.engine.eval(call.args[0], fn), callee.base.text)
+            sep = call.args[0] if call.args else None
+            if sep is None or isinstance(sep, Lit):
+                base = self.engine.eval(callee.base, fn)
+                if any(isinstance(o, (Lst, Tok)) for o in options(base)):
+                    return join_list(base, sep.text if isinstance(sep, Lit) else ",")
+        if name in PASS_THROUGH:
+            return self.engine.eval(callee.base, fn)
+        base = self.engine.eval(callee.base, fn)
+        for o in options(base):
+            if isinstance(o, Obj):
+                result = handle_method(self.engine, o, name, call, fn)
+                if result is not None:
+                    return result
+        if name == "open" and call.args and any(isinstance(a, Lit) and a.text[:1] in "wax" for a in call.args):
+            return Obj("file", f"{callee.name}", target=base, path=self.ex.path, span=call.span)
+        return None
+
+    def local_call(self, call: Call, fn: Function) -> AValue | None:
+        """Return values of a function of this file that the call invokes."""
+        callee = call.callee
+        if isinstance(callee, Ref):
+            targets = [f for f in self.ex.functions_named(callee.name) if not f.is_method]
+        elif isinstance(callee, Attr) and isinstance(callee.base, Ref) and callee.base.name in ("self", "this"):
+            targets = [f for f in self.ex.functions_named(callee.name) if f.cls == fn.cls]
+        else:
+            return None
+        if not targets or self.engine.depth >= 6:
+            return None
+        self.engine.depth += 1
+        try:
+            values = []
+            for target in targets:
+                filled = self.ex.filled(target)
+                values.extend(self.engine.eval(r, target) for r in filled.returns)
+        finally:
+            self.engine.depth -= 1
+        if not values:
+            return Opq(EMPTY)
+        step = Step(self.ex.path, call.span, f"value returned by {callee_name(call)}()")
+        return with_step(alts(values), step)
+
+    def arguments_for(self, fn: Function, p: Param) -> list[AValue]:
+        """Values passed to parameter `p` of `fn` at each call site in this file."""
+        found: list[AValue] = []
+        for node in self.ex.call_nodes(fn.name):
+            call = self.ex.expr(node)
+            if not isinstance(call, Call) or node.start_byte == fn.node.start_byte:
+                continue
+            via_attr = isinstance(call.callee, Attr)
+            if fn.is_method and not via_attr:
+                continue
+            if not fn.is_method and via_attr and not self.ex.unqualified_call_ok(call):
+                continue
+            caller = self.ex.function_at(node)
+            arg = call.kwarg(p.name)
+            if arg is None:
+                index = p.index - (1 if fn.self_param and via_attr else 0)
+                if any(isinstance(a, Spread) for a in call.args[: index + 1]):
+                    found.append(Opq(UNKNOWN))
+                    continue
+                arg = call.args[index] if 0 <= index < len(call.args) else p.default
+            if arg is None:
+                continue
+            if p.field is not None and isinstance(arg, Map):
+                arg = arg.get(p.field) or arg
+            step = Step(self.ex.path, call.span, f"passed as `{p.name}` to {fn.name}()")
+            found.append(with_step(self.engine.eval(arg, caller), step))
+        return found
+
+
+def callee_name(call: Call) -> str:
+    """The final component of the callee's name."""
+    return call.name.rsplit(".", 1)[-1]
+
+
+def _dotted(expr: Ref | Attr) -> str:
+    if isinstance(expr, Ref):
+        return expr.name
+    base = expr.base
+    head = _dotted(base) if isinstance(base, (Ref, Attr)) else "?"
+    return f"{head}.{expr.name}"
+
+
+def _splits_words(call: Call) -> bool:
+    if not call.args:
+        return True
+    first = call.args[0]
+    return isinstance(first, Lit) and first.text in (" ", "\\s+", "/\\s+/", "\t")
+
+
+def with_step(value: AValue, step: Step) -> AValue:
+    """`value` with `step` recorded on every unknown piece."""
+    if isinstance(value, Opq):
+        return Opq(value.prov.with_step(step)) if not value.prov.constant else value
+    if isinstance(value, Str):
+        return Str(tuple(Hole(p.prov.with_step(step), p.sanitizer, p.span)
+                         if isinstance(p, Hole) and not p.prov.constant else p for p in value.pieces))
+    if isinstance(value, Ser):
+        return Ser(value.serializer, value.prov.with_step(step), value.path, value.span)
+    if isinstance(value, Lst):
+        return Lst(tuple(with_step(v, step) for v in value.items), value.rest, value.path, value.span)
+    if isinstance(value, Tok):
+        return Tok(with_step(value.source, step), value.tokenizer, value.path, value.span)
+    return alts(with_step(o, step) for o in options(value)) if not isinstance(value, Obj) else value

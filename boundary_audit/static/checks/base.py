@@ -1,0 +1,109 @@
+"""The shape of a check and of the sites its queries find.
+
+A check is a class: a stable `code`, a kebab-case `name`, the boundary classes it reports,
+a status and the version it appeared in, and a docstring that is its documentation page.
+Its queries (`static/queries/<dialect>/<name>.scm`) find *sites*; `Check.sites` turns one
+query match into site objects:
+
+- `SinkSite`: where a value reaches a process (the capture `@sink.<kind>` names the kind);
+- `WriteSite`: a write of a value into a file (for script-file);
+- `TemplateSite`: a string literal of interest inside a template (second-parser launch,
+  hand-built JSON);
+- `CommentSite`: a comment that may hold an inline suppression.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from dataclasses import dataclass
+from typing import ClassVar
+
+import tree_sitter as ts
+
+from boundary_audit.static.queries import Captures
+from boundary_audit.taxonomy import BoundaryClass
+
+SINK_KINDS = frozenset({
+    "process", "argv", "shell", "stdin", "stdin-oneshot", "stdin-handle", "session", "pty", "tty",
+    "remote",
+    "remote-argv", "docker",
+})
+"""Sink kinds a `@sink.<kind>` capture may name (see `analyze.evaluate_sink`)."""
+
+
+@dataclass(frozen=True)
+class SinkSite:
+    """A place where a value reaches a process."""
+
+    check: str
+    kind: str
+    span: ts.Node
+    """The primary location (a call, a command, a list literal)."""
+    value: ts.Node | None
+    """The expression carrying the command (`@arg`), if the kind needs one."""
+    receiver: ts.Node | None
+    """The `@sink` node: callee or receiver (stdin stream, pty, pane, connection)."""
+
+    @property
+    def key(self) -> tuple[int, int, str]:
+        """Identity for de-duplicating one sink matched by several patterns."""
+        return (self.span.start_byte, self.span.end_byte, self.kind)
+
+
+@dataclass(frozen=True)
+class WriteSite:
+    """A write of `content` into the file `target` (or through the handle `receiver`)."""
+
+    check: str
+    span: ts.Node
+    content: ts.Node
+    target: ts.Node | None
+    receiver: ts.Node | None
+
+
+@dataclass(frozen=True)
+class TemplateSite:
+    """A literal inside a string template that a check cares about."""
+
+    check: str
+    span: ts.Node
+
+
+@dataclass(frozen=True)
+class CommentSite:
+    """A comment that mentions `boundary-audit:`."""
+
+    check: str
+    span: ts.Node
+
+
+Site = SinkSite | WriteSite | TemplateSite | CommentSite
+
+
+class Check:
+    """Base class of every check. Subclasses set the class attributes and a docstring."""
+
+    code: ClassVar[str] = ""
+    name: ClassVar[str] = ""
+    classes: ClassVar[tuple[BoundaryClass, ...]] = ()
+    """Boundary classes whose findings carry this check's code."""
+    status: ClassVar[str] = "stable"
+    since: ClassVar[str] = "0.1.0"
+
+    @classmethod
+    def summary(cls) -> str:
+        """First sentence of the documentation."""
+        doc = (cls.__doc__ or "").strip().splitlines()
+        return doc[0].strip() if doc else ""
+
+    @classmethod
+    def sites(cls, lang: str, caps: Captures) -> Iterator[Site]:
+        """Sites of one query match; by default one `SinkSite` per `@sink.<kind>` capture."""
+        span = caps["span"][0]
+        value = caps["arg"][0] if "arg" in caps else None
+        for name, nodes in caps.items():
+            if name.startswith("sink."):
+                kind = name.split(".", 1)[1]
+                if kind not in SINK_KINDS:
+                    raise ValueError(f"{cls.code}: unknown sink kind {kind!r}")
+                yield SinkSite(cls.code, kind, span, value, nodes[0])

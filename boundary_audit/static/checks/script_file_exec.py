@@ -1,0 +1,59 @@
+"""Model output is written to a file that an interpreter then runs.
+
+## What it does
+Finds a write of a model-controlled value into a file (`open(p, "w").write(R)`,
+`Path(p).write_text(R)`, `fs.writeFileSync(p, R)`, `std::fs::write(p, R)`,
+`os.WriteFile(p, R, …)`, `echo "$x" > "$f"`) followed, in the same function, by a spawn whose
+argv names that file (`["sh", p]`, `["timeout", "60", interpreter, p]`,
+`docker exec_run([...])`). The query finds the writes; the spawn is the primary location.
+
+## Why is this bad?
+It is usually the safe choice: the interpreter parses the file once and nothing is quoted.
+It is reported so that a reviewer sees where generated code runs, which interpreter parses
+it (`sh` is dash on Debian: no `[[`, no arrays), and what the harness rewrites on the way.
+
+## Known problems
+The file and the spawn are matched by the variables they are built from, by a shared file
+handle (`f.name`), or by the same literal path; a path passed through another function
+under a different name is missed.
+
+## Example
+```python
+with open(path, "w") as f:
+    f.write(code_block)
+subprocess.run(["bash", path])
+```
+
+## Use instead
+Keep it, and document the interpreter in the tool description.
+
+## Options
+None.
+
+## References
+- QuoteBench (arXiv:2608.13547), Table 8: AutoGen writes a temporary file and runs it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+from boundary_audit.static.checks.base import Check, Site, WriteSite
+from boundary_audit.static.queries import Captures
+from boundary_audit.taxonomy import BoundaryClass
+
+
+class ScriptFileExec(Check):
+    __doc__ = __doc__
+    code = "BA302"
+    name = "script-file-exec"
+    classes = (BoundaryClass.SCRIPT_FILE,)
+
+    @classmethod
+    def sites(cls, lang: str, caps: Captures) -> Iterator[Site]:
+        """One WriteSite per match: `@arg` is the content, `@sink.file` the target or handle."""
+        if "arg" not in caps:
+            return
+        target = caps.get("sink.file", [None])[0]
+        receiver = caps.get("sink.handle", [None])[0]
+        yield WriteSite(cls.code, caps["span"][0], caps["arg"][0], target, receiver)

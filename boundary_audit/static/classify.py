@@ -1,0 +1,307 @@
+"""Classification: from the value that reaches a sink to one of the nine boundary classes.
+
+Each sink kind starts from a class (a shell string is `shell-string`, a write into a
+persistent shell is `shell-session`, a string handed to ssh is `remote-string`...), then
+the value's shape refines it: an argv whose head is `bash -c` carries a shell string, `ssh`
+makes the rest remote, `tmux send-keys` makes keystrokes, a tokenizer makes `argv-direct`,
+a file written with model output and run by an interpreter makes `script-file`, and a hole
+that a second parser reads (`bash -c "{R}"`, `ssh h '{R}'`) without a shell quote at the
+interpolation point makes `nested-string`. A result is `fixed` when the command is constant
+or a literal program whose model-free arguments are data: not a model boundary.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field, replace
+
+from boundary_audit.static import knowledge as K
+from boundary_audit.static.handles import join_list
+from boundary_audit.static.shellsyntax import shell_holes
+from boundary_audit.static.values import (
+    EMPTY,
+    AValue,
+    Hole,
+    Lst,
+    Obj,
+    Prov,
+    Ser,
+    Str,
+    Text,
+    Tok,
+    as_str,
+    join_all,
+    options,
+    prov_of,
+)
+from boundary_audit.taxonomy import BoundaryClass as BC
+
+FAMILY_CLASS = {"shell": BC.SHELL_STRING, "remote": BC.REMOTE_STRING, "tty": BC.TTY_KEYSTROKES}
+
+
+@dataclass(frozen=True)
+class Verdict:
+    """The class of one sink, with what supports it."""
+
+    boundary_class: BC
+    parse_layers: int
+    prov: Prov
+    detail: str = ""
+    sanitizer: str | None = None
+    fixed: bool = False
+    wrap: Text | None = None
+    """The literal that launches the second parser (nested-string)."""
+    write: object | None = None
+    """The file write a script-file verdict depends on (a `WriteSite`)."""
+    notes: tuple[str, ...] = field(default=())
+
+    @property
+    def rank(self) -> tuple[int, int, int, int]:
+        """Ordering of verdicts for one sink: model-controlled, not fixed, severity of class."""
+        order = [BC.SERIALIZED, BC.ARGV_DIRECT, BC.SCRIPT_FILE, BC.SHELL_STDIN, BC.SHELL_SESSION,
+                 BC.TTY_KEYSTROKES, BC.SHELL_STRING, BC.REMOTE_STRING, BC.NESTED_STRING]
+        return (int(self.prov.model), int(bool(self.prov.origins)), int(not self.fixed),
+                order.index(self.boundary_class))
+
+
+ScriptMatch = Callable[[AValue], "tuple[object, Prov] | None"]
+"""Returns (write site, content provenance) if this argv element names a written file."""
+
+
+@dataclass(frozen=True)
+class Context:
+    """What classification needs from the file: written files and the second-parser gate."""
+
+    script: ScriptMatch
+    gate: Callable[[Text | None], bool]
+    """True if a launching literal was matched by the nested-shell-string query."""
+
+
+NO_CONTEXT = Context(lambda _v: None, lambda _t: True)
+
+
+def best(verdicts: list[Verdict]) -> Verdict | None:
+    """The verdict that matters most among alternatives."""
+    return max(verdicts, key=lambda v: v.rank) if verdicts else None
+
+
+def shell_string(value: AValue, base: BC, ctx: Context = NO_CONTEXT) -> Verdict:
+    """A string that a shell parses: `base` class, or nested/inner class per its holes."""
+    s = as_str(value)
+    base_layers = base.parse_layers
+    holes = [h if h.inner is None or ctx.gate(h.inner.text) else replace(h, inner=None)
+             for h in shell_holes(s) if not h.hole.prov.constant]
+    if not holes:
+        return Verdict(base, base_layers, EMPTY, fixed=True)
+    for h in holes:
+        if h.inner is None:
+            continue
+        sane = _shell_safe(h.hole) and h.quote == "none"
+        if not sane:
+            return Verdict(BC.NESTED_STRING, base_layers + 1, h.hole.prov, h.inner.parser,
+                           h.hole.sanitizer, wrap=h.inner.text,
+                           notes=(f"inside {h.quote} quotes" if h.quote != "none" else "unquoted",))
+    inner = [h for h in holes if h.inner is not None]
+    if inner:
+        h = inner[0]
+        assert h.inner is not None
+        cls = FAMILY_CLASS[h.inner.family]
+        if cls == BC.SHELL_STRING and base == BC.REMOTE_STRING:
+            cls = BC.REMOTE_STRING
+        return Verdict(cls, base_layers, join_all(x.hole.prov for x in inner), h.inner.parser,
+                       h.hole.sanitizer)
+    prov = join_all(h.hole.prov for h in holes)
+    sanitizers = {h.hole.sanitizer for h in holes}
+    sanitizer = sanitizers.pop() if len(sanitizers) == 1 else None
+    data_only = all(_shell_safe(h.hole) and h.quote == "none" for h in holes) and not _starts_with_hole(s)
+    return Verdict(base, base_layers, prov, sanitizer=sanitizer, fixed=data_only)
+
+
+def _shell_safe(hole: Hole) -> bool:
+    entry = next((v for v in K.SANITIZERS.values() if v[0] == hole.sanitizer), None)
+    return entry is not None and entry[1] == K.SHELL_QUOTE
+
+
+def _starts_with_hole(s: Str) -> bool:
+    for p in s.pieces:
+        if isinstance(p, Text):
+            if p.text.strip():
+                return False
+            continue
+        return True
+    return False
+
+
+def literal(value: AValue) -> str | None:
+    """The literal text of a fully constant string value."""
+    return value.literal() if isinstance(value, Str) else None
+
+
+def argv(value: AValue, remote: bool, ctx: Context = NO_CONTEXT) -> Verdict:
+    """An argv spawned without a shell (locally, or inside a container when `remote`)."""
+    if isinstance(value, Tok):
+        prov = prov_of(value.source)
+        return Verdict(BC.ARGV_DIRECT, 0, prov, f"{value.tokenizer} then exec", fixed=prov.constant)
+    if not isinstance(value, Lst):
+        prov = prov_of(value)
+        if isinstance(value, Str) and prov.constant:
+            return Verdict(BC.ARGV_DIRECT, 0, EMPTY, "constant program", fixed=True)
+        return Verdict(BC.ARGV_DIRECT, 0, prov, "argv from a value", fixed=prov.constant)
+    items = list(value.items)
+    words = [literal(i) for i in items]
+    i = _skip_wrappers(words)
+    if i >= len(items):
+        return Verdict(BC.ARGV_DIRECT, 0, value.rest or EMPTY, "argv", fixed=not value.rest)
+    head = words[i]
+    prog = K.program_name(head) if head is not None else None
+    if head is None and i + 1 < len(items) and _login_flag(items[i + 1]):
+        prog = "<shell>"
+    rest_items, rest_words = items[i + 1 :], words[i + 1 :]
+    base_remote = BC.REMOTE_STRING if remote else BC.SHELL_STRING
+    if prog in K.SHELLS or prog == "<shell>":
+        if prog == "<shell>":
+            rest_words = ["-c", *rest_words[1:]]
+        for j, w in enumerate(rest_words):
+            if w is not None and w.startswith("-") and not w.startswith("--") and "c" in w[1:]:
+                if j + 1 < len(rest_items):
+                    v = shell_string(rest_items[j + 1], base_remote, ctx)
+                    return replace(v, detail=v.detail or f"{prog} {w}")
+                return Verdict(base_remote, 1, value.rest or EMPTY, f"{prog} {w}", fixed=not value.rest)
+    if prog == "eval":
+        return shell_string(join_list(Lst(tuple(rest_items), value.rest), " "), base_remote, ctx)
+    if prog == "ssh":
+        return _ssh(rest_items, rest_words, value, ctx)
+    if prog in ("docker", "podman", "kubectl") and rest_words[:1] == ["exec"]:
+        sub = _container_command(prog, rest_items, rest_words)
+        if sub is not None:
+            v = argv(sub, True, ctx)
+            return replace(v, detail=f"{prog} exec … {v.detail}".strip())
+    if prog == "tmux" and rest_words[:1] and rest_words[0] in ("send-keys", "send"):
+        return _tmux_keys(rest_items[1:], rest_words[1:])
+    if prog == "tmux" and rest_words[:1] and rest_words[0] in ("new-session", "new-window",
+                                                                 "split-window", "respawn-pane"):
+        tail = [x for x, w in zip(rest_items[1:], rest_words[1:]) if w is None or not w.startswith("-")]
+        if tail and not prov_of(tail[-1]).constant:
+            v = shell_string(tail[-1], BC.SHELL_STRING, ctx)
+            return replace(v, detail=v.detail or f"tmux {rest_words[0]}")
+    written = _script_target(items[i:], ctx.script)
+    if written is not None:
+        site, content = written
+        name = head or "interpreter"
+        return Verdict(BC.SCRIPT_FILE, 1, content, f"{name} <file>", write=site, fixed=content.constant)
+    head_prov = prov_of(items[i])
+    if head is None and not head_prov.constant:
+        return Verdict(BC.ARGV_DIRECT, 0, head_prov.join(value.rest or EMPTY), "program chosen by the value")
+    if value.rest is not None and not value.rest.constant and i == len(items) - 1 and not rest_items:
+        return Verdict(BC.ARGV_DIRECT, 0, value.rest, f"{head} + argv from a value")
+    data = join_all([*(prov_of(x) for x in rest_items), value.rest or EMPTY])
+    return Verdict(BC.ARGV_DIRECT, 0, data, f"{head or '?'} with fixed program", fixed=True)
+
+
+def _login_flag(value: AValue) -> bool:
+    """True if `value` is (a choice of) shell flags ending in `c` with at least one like `-lc`.
+
+    NOTE(h2): `[shell_path, "-lc", cmd]` with a computed shell path is how Codex builds its
+    argv; a plain `-c` after an unknown program is not enough (`[cc, "-c", file]`).
+    """
+    texts = [literal(o) for o in options(value)]
+    if not texts or any(t is None for t in texts):
+        return False
+    flags = [t for t in texts if t is not None]
+    shaped = all(f.startswith("-") and not f.startswith("--") and f.endswith("c") for f in flags)
+    return shaped and any(len(f) > 2 for f in flags)
+
+
+def _skip_wrappers(words: list[str | None]) -> int:
+    return K.skip_wrappers(words)
+
+
+def _ssh(items: list[AValue], words: list[str | None], whole: Lst, ctx: Context) -> Verdict:
+    j = 0
+    while j < len(words) and words[j] is not None and (words[j] or "").startswith("-"):
+        flag = words[j] or ""
+        j += 2 if len(flag) == 2 and flag[1] in "bcDEeFIiJLlmOopQRSWw" else 1
+    command = items[j + 1 :]
+    if not command:
+        return Verdict(BC.REMOTE_STRING, 1, whole.rest or EMPTY, "ssh", fixed=not whole.rest)
+    joined = command[0] if len(command) == 1 else join_list(Lst(tuple(command)), " ")
+    v = shell_string(joined, BC.REMOTE_STRING, ctx)
+    notes = v.notes + ("ssh joins its arguments with spaces for the remote shell",)
+    return replace(v, detail=v.detail if v.boundary_class == BC.NESTED_STRING else "ssh", notes=notes)
+
+
+def _container_command(prog: str, items: list[AValue], words: list[str | None]) -> Lst | None:
+    if prog == "kubectl":
+        dash = next((j for j, w in enumerate(words) if w == "--"), None)
+        return Lst(tuple(items[dash + 1 :])) if dash is not None else None
+    j = 1
+    while j < len(words) and words[j] is not None and (words[j] or "").startswith("-"):
+        j += 2 if words[j] in ("-e", "--env", "-u", "--user", "-w", "--workdir") else 1
+    return Lst(tuple(items[j + 1 :])) if j + 1 < len(items) else None
+
+
+def _tmux_keys(items: list[AValue], words: list[str | None]) -> Verdict:
+    j = 0
+    literal_flag = False
+    while j < len(words) and words[j] is not None and (words[j] or "").startswith("-"):
+        flag = words[j] or ""
+        literal_flag = literal_flag or "l" in flag[1:]
+        j += 2 if flag in ("-t", "-N", "-c") else 1
+    keys = items[j:]
+    prov = join_all(prov_of(k) for k in keys)
+    detail = "tmux send-keys -l" if literal_flag else "tmux send-keys"
+    return Verdict(BC.TTY_KEYSTROKES, 1, prov, detail, fixed=prov.constant)
+
+
+def _script_target(items: list[AValue], script: ScriptMatch) -> tuple[object, Prov] | None:
+    for item in items[1:] if len(items) > 1 else items:
+        found = script(item)
+        if found is not None:
+            site, content = found  # type: ignore[misc]
+            return site, content
+    return None
+
+
+def process(obj: Obj, ctx: Context = NO_CONTEXT) -> Verdict:
+    """A spawned process or command builder: shell string or argv."""
+    if obj.argv is None:
+        return Verdict(BC.ARGV_DIRECT, 0, EMPTY, obj.api, fixed=True)
+    results = []
+    for o in options(obj.argv):
+        if obj.shell:
+            results.append(shell_string(o, BC.SHELL_STRING, ctx))
+        else:
+            results.append(argv(o, False, ctx))
+    return best(results) or Verdict(BC.ARGV_DIRECT, 0, EMPTY, obj.api, fixed=True)
+
+
+def receiver_shell(receiver: AValue) -> tuple[bool | None, Obj | None]:
+    """Whether a stdin/pty receiver is a shell (None: not resolved) and the handle found."""
+    for o in options(receiver):
+        if isinstance(o, Obj) and o.kind in ("process", "stdin", "command"):
+            argv_value = o.argv
+            if o.shell:
+                return False, o
+            words = []
+            for a in options(argv_value) if argv_value is not None else ():
+                if isinstance(a, Lst):
+                    words = [literal(i) for i in a.items]
+                elif isinstance(a, (Str, Tok)):
+                    text = literal(a.source if isinstance(a, Tok) else a)
+                    words = text.split() if text else [None]
+            i = _skip_wrappers(words)
+            if i < len(words) and words[i] is not None:
+                prog = K.program_name(words[i] or "")
+                has_c = any(w and w.startswith("-") and "c" in w[1:] and not w.startswith("--")
+                            for w in words[i + 1 :])
+                return (prog in K.SHELLS and not has_c), o
+            return None, o
+    return None, None
+
+
+def written_value(value: AValue, base: BC, ctx: Context = NO_CONTEXT) -> Verdict:
+    """Text written into a shell (stdin, session, pty, tmux): serialized or a shell string."""
+    for o in options(value):
+        if isinstance(o, Ser):
+            return Verdict(BC.SERIALIZED, 0, o.prov, "serialized before writing", o.serializer)
+    return shell_string(value, base, ctx)

@@ -1,0 +1,403 @@
+"""The def-use engine: what value can reach an expression, and where it came from.
+
+`Engine.value(node)` evaluates the IR of an expression backwards: names go to their reaching
+definitions in the function (the latest definitions before the use, stopping at one that
+dominates it), parameters go to the arguments at every call site in the file (and, through
+`Resolver`, in other files), `self.x` goes to the assignments in the class's methods, calls
+go to sources, sanitizers, tokenizers, handles or the callee's return values (`calls.py`).
+Recursion is cut by an in-progress set (a cycle contributes nothing, i.e. the least fixpoint
+of the non-cyclic paths), memoised per (expression, function), and bounded by a step budget.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import tree_sitter as ts
+
+from boundary_audit.static import knowledge as K
+from boundary_audit.static.extract.base import Extractor
+from boundary_audit.static.ir import (
+    Alt,
+    Attr,
+    Call,
+    Expr,
+    Function,
+    Index,
+    Lit,
+    Map,
+    Op,
+    Ref,
+    Seq,
+    Span,
+    Spread,
+    Tmpl,
+    Unknown,
+)
+from boundary_audit.static.values import (
+    EMPTY,
+    UNKNOWN,
+    UNKNOWN_OPAQUE,
+    AValue,
+    Hole,
+    Lst,
+    Obj,
+    Opq,
+    Origin,
+    Prov,
+    Ser,
+    Str,
+    Text,
+    Tok,
+    alts,
+    join_all,
+    options,
+    prov_of,
+)
+from boundary_audit.taxonomy import Contract
+
+MAX_STEPS = 4000
+"""Evaluation steps per sink before the engine gives up (the value becomes unknown)."""
+MAX_CALL_DEPTH = 6
+"""How many function boundaries (returns or parameters) one trace may cross."""
+
+Resolver = Callable[["Engine", Function, str], list[AValue]]
+"""Cross-file hook: values passed to parameter `name` of `fn` by callers in other files."""
+
+
+class Engine:
+    """Evaluates expressions of one file to abstract values."""
+
+    def __init__(self, ex: Extractor, resolver: Resolver | None = None) -> None:
+        self.ex = ex
+        self.path = ex.path
+        self.resolver = resolver
+        self._memo: dict[tuple[object, ...], AValue] = {}
+        self._alive: dict[int, Expr] = {}
+        """Keeps every evaluated expression alive so its id() cannot be reused by a new one."""
+        self._busy: set[tuple[object, ...]] = set()
+        self.steps = 0
+        self.depth = 0
+        from boundary_audit.static.calls import CallEvaluator
+
+        self.calls = CallEvaluator(self)
+
+    # -- entry points -----------------------------------------------------------------------
+    def value(self, node: ts.Node, role: str = "value") -> AValue:
+        """The abstract value of expression `node` (in `role`, see `Extractor.sink_expr`)."""
+        self.steps = 0
+        return self.eval(self.ex.sink_expr(node, role), self.ex.function_at(node))
+
+    def eval(self, expr: Expr, fn: Function) -> AValue:
+        """The abstract value of `expr` evaluated in `fn` (memoised)."""
+        key = (id(expr), fn.key)
+        hit = self._memo.get(key)
+        if hit is not None:
+            return hit
+        self.steps += 1
+        if self.steps > MAX_STEPS or key in self._busy:
+            return UNKNOWN_OPAQUE if self.steps > MAX_STEPS else Opq(EMPTY)
+        self._busy.add(key)
+        self._alive[id(expr)] = expr
+        try:
+            result = self._eval(expr, fn)
+        finally:
+            self._busy.discard(key)
+        self._memo[key] = result
+        return result
+
+    def _eval(self, expr: Expr, fn: Function) -> AValue:
+        if isinstance(expr, Lit):
+            return Str((Text(expr.text, self.path, expr.span),))
+        if isinstance(expr, Ref):
+            return self.ref(expr.name, expr.span.start_byte, fn, expr.span)
+        if isinstance(expr, Attr):
+            return self.attr(expr, fn)
+        if isinstance(expr, Index):
+            return self.index(expr, fn)
+        if isinstance(expr, Call):
+            return self.calls.eval(expr, fn)
+        if isinstance(expr, Tmpl):
+            return self.template(expr, fn)
+        if isinstance(expr, Seq):
+            return self.sequence(expr.items, fn, expr.span)
+        if isinstance(expr, Spread):
+            return self.eval(expr.value, fn)
+        if isinstance(expr, Alt):
+            return alts(self.eval(o, fn) for o in expr.options)
+        if isinstance(expr, Map):
+            return Opq(join_all(prov_of(self.eval(v, fn)) for _, v in expr.items))
+        if isinstance(expr, Op):
+            return Opq(join_all(prov_of(self.eval(c, fn)) for c in expr.children))
+        if isinstance(expr, Unknown):
+            return UNKNOWN_OPAQUE
+        return UNKNOWN_OPAQUE
+
+    # -- names ------------------------------------------------------------------------------
+    def ref(self, name: str, pos: int, fn: Function, span: Span) -> AValue:
+        """Value of name `name` read at byte `pos` inside `fn` (then enclosing scopes, module)."""
+        scope: Function = fn
+        at = pos
+        while True:
+            value = self.local(name, at, scope)
+            if value is not None:
+                return tag_var(value, (self.path, scope.key, name))
+            if scope.param(name) is not None:
+                return tag_var(self.param(scope, name), (self.path, scope.key, name))
+            if scope.key == -1:
+                return UNKNOWN_OPAQUE
+            # NOTE(h2): outer scopes run before *and after* the inner function is defined, so
+            # every definition there may reach the read: use the end of the file as position.
+            at = len(self.ex.data) + 1
+            scope = scope.parent if scope.parent is not None else self.ex.module()
+
+    def local(self, name: str, pos: int, fn: Function) -> AValue | None:
+        """Value of the definitions of `name` in `fn` that reach byte `pos`; None if none."""
+        defs = self.ex.filled(fn).defs.get(name)
+        if not defs:
+            return None
+        before = [d for d in defs if d.pos <= pos]
+        if not before:
+            chosen = list(defs)
+        else:
+            use_path = fn.block_path(pos)
+            chosen = []
+            for d in reversed(before):
+                chosen.append(d)
+                dpath = fn.block_path(d.span.start_byte)
+                if use_path[: len(dpath)] == dpath:
+                    break
+        return alts(self.eval(d.value, fn) for d in chosen)
+
+    def param(self, fn: Function, name: str) -> AValue:
+        """Value of parameter `name` of `fn`: the arguments its callers pass."""
+        key = ("param", fn.key, name)
+        hit = self._memo.get(key)
+        if hit is not None:
+            return hit
+        if key in self._busy or self.depth >= MAX_CALL_DEPTH:
+            return Opq(EMPTY) if key in self._busy else UNKNOWN_OPAQUE
+        self._busy.add(key)
+        self.depth += 1
+        try:
+            result = self._param(fn, name)
+        finally:
+            self.depth -= 1
+            self._busy.discard(key)
+        self._memo[key] = result
+        return result
+
+    def _param(self, fn: Function, name: str) -> AValue:
+        p = fn.param(name)
+        assert p is not None
+        if any(d in K.TOOL_DECORATORS or d.rsplit(".", 1)[-1] in K.TOOL_DECORATORS for d in fn.decorators):
+            return Opq(Prov(frozenset({Origin("tool-call", f"parameter `{name}` of tool `{fn.name}`",
+                                              self.path, p.span, Contract.NATIVE)})))
+        found = self.calls.arguments_for(fn, p)
+        if not found and self.resolver is not None:
+            found = self.resolver(self, fn, name)
+        if found:
+            return alts(found)
+        if K.is_command_name(name) or K.is_tool_param(name):
+            return Opq(Prov(frozenset({Origin("name", f"parameter `{name}`", self.path, p.span)}),
+                            unknown=True))
+        return UNKNOWN_OPAQUE
+
+    # -- attribute and index reads ----------------------------------------------------------
+    def attr(self, expr: Attr, fn: Function) -> AValue:
+        """Value of `base.name`: a source, a class attribute, a handle's part, or the base's data."""
+        name = expr.name
+        base_text = dotted(expr.base)
+        origin = attr_origin(name, base_text, self.path, expr.span)
+        if base_text in ("self", "this") and fn.cls is not None:
+            own = self.class_attr(fn, f"{base_text}.{name}")
+            if own is not None:
+                return own if origin is None else Opq(prov_of(own).join(Prov(frozenset({origin}))))
+        if base_text and not origin:
+            value = self.local(f"{base_text}.{name}", expr.span.start_byte, fn)
+            if value is not None:
+                return value
+        base = self.eval(expr.base, fn)
+        if origin is not None:
+            return Opq(prov_of(base).join(Prov(frozenset({origin}))))
+        for o in options(base):
+            if isinstance(o, Obj):
+                return handle_attr(o, name)
+        prov = prov_of(base)
+        if K.is_command_name(name) and not prov.origins and prov.unknown:
+            hint = Origin("name", f"field `{name}`", self.path, expr.span)
+            prov = prov.join(Prov(frozenset({hint})))
+        return Opq(prov)
+
+    def class_attr(self, fn: Function, target: str) -> AValue | None:
+        """Join of every assignment to `self.x` in the methods of `fn`'s class."""
+        values: list[AValue] = []
+        for other in self.ex.all_functions():
+            if other.cls != fn.cls:
+                continue
+            for d in self.ex.filled(other).defs.get(target, ()):
+                values.append(self.eval(d.value, other))
+        return alts(values) if values else None
+
+    def index(self, expr: Index, fn: Function) -> AValue:
+        """Value of `base[key]`: a list item, a tool-call argument read, or the base's data."""
+        base = self.eval(expr.base, fn)
+        key = self.eval(expr.key, fn) if expr.key is not None else None
+        key_text = key.literal() if isinstance(key, Str) else None
+        if key_text is not None:
+            origin = attr_origin(key_text, dotted(expr.base), self.path, expr.span)
+            if origin is not None:
+                return Opq(prov_of(base).join(Prov(frozenset({origin}))))
+        results: list[AValue] = []
+        for o in options(base):
+            if isinstance(o, Lst) and key_text is not None and key_text.lstrip("-").isdigit():
+                i = int(key_text)
+                if -len(o.items) <= i < len(o.items):
+                    results.append(o.items[i])
+                    continue
+            if isinstance(o, Lst) and expr.key is None:
+                results.append(Lst(o.items[1:], o.rest, o.path, o.span) if o.items else o)
+                continue
+            if isinstance(o, Tok):
+                results.append(o if expr.key is None else Opq(prov_of(o)))
+                continue
+            if isinstance(o, Obj):
+                results.append(o)
+                continue
+            results.append(Opq(prov_of(o)))
+        return alts(results)
+
+    # -- strings and sequences --------------------------------------------------------------
+    def template(self, expr: Tmpl, fn: Function) -> AValue:
+        """A string (or, for `+` of lists, a list) built from the template's parts."""
+        parts = [self.eval(p, fn) for p in expr.parts]
+        if expr.kind == "concat" and any(isinstance(o, Lst) for p in parts for o in options(p)):
+            return concat_lists(parts, self.path, expr.span)
+        pieces: list[Text | Hole] = []
+        for p in parts:
+            pieces.extend(str_pieces(p))
+        return Str(tuple(merge_text(pieces)))
+
+    def sequence(self, items: tuple[Expr, ...], fn: Function, span: Span) -> Lst:
+        """A list value from sequence items (spreads of known lists are inlined)."""
+        out: list[AValue] = []
+        rest: Prov | None = None
+        for item in items:
+            if isinstance(item, Spread):
+                inner = self.eval(item.value, fn)
+                if isinstance(inner, Lst):
+                    out.extend(inner.items)
+                    rest = inner.rest if rest is None else rest.join(inner.rest or EMPTY)
+                else:
+                    rest = prov_of(inner) if rest is None else rest.join(prov_of(inner))
+                    if isinstance(inner, Tok):
+                        out.append(inner)
+                continue
+            out.append(self.eval(item, fn))
+        return Lst(tuple(out), rest, self.path, span)
+
+
+def dotted(expr: Expr) -> str:
+    """`a.b.c` for a chain of names and attribute reads; '' otherwise."""
+    if isinstance(expr, Ref):
+        return expr.name
+    if isinstance(expr, Attr):
+        base = dotted(expr.base)
+        return f"{base}.{expr.name}" if base else ""
+    return ""
+
+
+def attr_origin(name: str, base: str, path: str, span: Span) -> Origin | None:
+    """The model-output origin an attribute or key read represents, if any."""
+    last = base.rsplit(".", 1)[-1]
+    name = K.normal_attr(name)
+    if name in K.TOOL_ARG_ATTRS:
+        return Origin("tool-call", f"{base or '…'}.{name}", path, span, Contract.NATIVE)
+    if name in K.TOOL_INPUT_ATTRS and last and K.TOOL_RECEIVER.search(last):
+        return Origin("tool-call", f"{base}.{name}", path, span, Contract.NATIVE)
+    if name in K.ACTION_ATTRS:
+        return Origin("parsed-action", f"{base or '…'}.{name}", path, span, Contract.RAW)
+    return None
+
+
+def handle_attr(handle: Obj, name: str) -> AValue:
+    """`proc.stdin`, `file.name` and friends on a handle value."""
+    if handle.kind == "process" and name in ("stdin", "stdin_writer"):
+        return Obj("stdin", handle.api, handle.argv, handle.pty, handle.shell, None, handle.path,
+                   handle.span, handle.notes)
+    if handle.kind == "file" and name == "name" and handle.target is not None:
+        return handle.target
+    return Opq(prov_of(handle))
+
+
+def tag_var(value: AValue, var: tuple[str, int, str]) -> AValue:
+    """`value` with every unknown piece recording that it was read from variable `var`."""
+    if isinstance(value, Opq):
+        return Opq(value.prov.with_var(var))
+    if isinstance(value, Ser):
+        return Ser(value.serializer, value.prov.with_var(var), value.path, value.span)
+    if isinstance(value, Str):
+        return Str(tuple(Hole(p.prov.with_var(var), p.sanitizer, p.span) if isinstance(p, Hole)
+                         else p for p in value.pieces))
+    if isinstance(value, Obj) and value.kind == "file":
+        return value
+    return value
+
+
+def str_pieces(value: AValue) -> list[Text | Hole]:
+    """The pieces `value` contributes when it is interpolated into a string."""
+    if isinstance(value, Str):
+        return list(value.pieces)
+    if isinstance(value, Ser):
+        return [Hole(value.prov, value.serializer, value.span)]
+    if isinstance(value, Obj) and value.kind == "file" and value.target is not None:
+        return str_pieces(value.target)
+    opts = list(options(value))
+    if len(opts) > 1 and all(isinstance(o, Str) for o in opts):
+        return [Hole(prov_of(value), _common_sanitizer(opts))]
+    return [Hole(prov_of(value))]
+
+
+def _common_sanitizer(opts: list[AValue]) -> str | None:
+    names = set()
+    for o in opts:
+        if isinstance(o, Str):
+            holes = [p for p in o.pieces if isinstance(p, Hole)]
+            names.update(h.sanitizer for h in holes)
+            if not holes:
+                continue
+    names.discard(None)
+    return names.pop() if len(names) == 1 else None
+
+
+def merge_text(pieces: list[Text | Hole]) -> list[Text | Hole]:
+    """Adjacent literal pieces merged (keeping the first piece's location)."""
+    out: list[Text | Hole] = []
+    for p in pieces:
+        if isinstance(p, Text) and out and isinstance(out[-1], Text):
+            prev = out[-1]
+            out[-1] = Text(prev.text + p.text, prev.path or p.path, prev.span or p.span)
+        else:
+            out.append(p)
+    return out
+
+
+def concat_lists(parts: list[AValue], path: str, span: Span) -> Lst:
+    """`a + b` where some operands are lists: one list, unknown operands become `rest`."""
+    items: list[AValue] = []
+    rest: Prov | None = None
+    for p in parts:
+        if isinstance(p, Lst):
+            items.extend(p.items)
+            if p.rest is not None:
+                rest = p.rest if rest is None else rest.join(p.rest)
+        else:
+            best = next((o for o in options(p) if isinstance(o, Lst)), None)
+            if best is not None:
+                items.extend(best.items)
+            else:
+                rest = prov_of(p) if rest is None else rest.join(prov_of(p))
+    return Lst(tuple(items), rest, path, span)
+
+
+__all__ = ["Engine", "Resolver", "UNKNOWN", "dotted", "str_pieces"]

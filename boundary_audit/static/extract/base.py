@@ -1,0 +1,234 @@
+"""Shared machinery of the per-language IR extractors.
+
+An `Extractor` wraps one parsed file. It builds the IR lazily: a function's parameters, its
+definitions and returns are extracted only when the dataflow engine first asks for them, and
+expressions are converted on demand with a depth bound (`TooDeep` past `MAX_DEPTH`). Language
+subclasses say which node types are functions, blocks, assignments and calls, and how one
+expression node becomes an `Expr`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from functools import cache
+
+import tree_sitter as ts
+
+from boundary_audit.static.ir import Attr, Call, Def, Expr, Function, Param, Ref, Span, Unknown
+from boundary_audit.static.parsing import MAX_DEPTH, TooDeep, language
+
+
+@cache
+def _internal_query(lang: str, text: str) -> ts.Query:
+    return ts.Query(language(lang), text)
+
+
+class Extractor:
+    """The IR of one file, extracted lazily. Subclasses fill in the language specifics."""
+
+    FUNCTION_TYPES: frozenset[str] = frozenset()
+    BLOCK_TYPES: frozenset[str] = frozenset()
+    """Node types whose body runs conditionally or repeatedly (if/else arms, loops, try...)."""
+    SCOPE_STOP: frozenset[str] = frozenset()
+    """Node types whose subtree belongs to another scope (nested functions, classes)."""
+    CALL_QUERY: str = ""
+    """Internal query capturing every call as `@call` and its final callee name as `@name`."""
+    FUNCTION_QUERY: str = ""
+    """Internal query capturing every function-definition node as `@fn`."""
+
+    def __init__(self, lang: str, path: str, data: bytes, tree: ts.Tree) -> None:
+        self.lang = lang
+        self.path = path
+        self.data = data
+        self.tree = tree
+        self.root = tree.root_node
+        self._exprs: dict[int, Expr] = {}
+        self._functions: dict[int, Function] = {}
+        self._filled: set[int] = set()
+        self._calls: dict[str, list[ts.Node]] | None = None
+        self._all_functions: list[Function] | None = None
+        self._depth = 0
+        self.imports: dict[str, str] = self.extract_imports()
+
+    # -- text -------------------------------------------------------------------------------
+    def text(self, node: ts.Node | None) -> str:
+        """Source text of `node` (lenient UTF-8)."""
+        if node is None:
+            return ""
+        return self.data[node.start_byte : node.end_byte].decode("utf-8", "replace")
+
+    # -- expressions ------------------------------------------------------------------------
+    def expr(self, node: ts.Node | None) -> Expr:
+        """The IR of an expression node (memoised; bounded depth)."""
+        if node is None:
+            return Unknown(Span(0, 0, 0, 0, 0, 0))
+        hit = self._exprs.get(node.id)
+        if hit is not None:
+            return hit
+        self._depth += 1
+        try:
+            if self._depth > MAX_DEPTH:
+                raise TooDeep(f"expression nests deeper than {MAX_DEPTH} levels")
+            result = self.convert(node)
+        finally:
+            self._depth -= 1
+        self._exprs[node.id] = result
+        return result
+
+    def sink_expr(self, node: ts.Node, role: str) -> Expr:
+        """The IR of a sink node in `role` (`value`, `argv`, `receiver`); shell overrides."""
+        return self.expr(node)
+
+    def convert(self, node: ts.Node) -> Expr:  # pragma: no cover - abstract
+        """Language-specific conversion of one expression node."""
+        raise NotImplementedError
+
+    # -- functions --------------------------------------------------------------------------
+    def function_at(self, node: ts.Node) -> Function:
+        """The innermost function containing `node` (the module pseudo-function at top level)."""
+        cur = node.parent
+        while cur is not None:
+            if cur.type in self.FUNCTION_TYPES:
+                return self.function(cur)
+            cur = cur.parent
+        return self.module()
+
+    def module(self) -> Function:
+        """The module's top level as a pseudo-function with key -1."""
+        fn = self._functions.get(-1)
+        if fn is None:
+            fn = Function(-1, "<module>", Span.of(self.root), self.root)
+            self._functions[-1] = fn
+        return fn
+
+    def function(self, node: ts.Node) -> Function:
+        """The Function for a function-definition node (header facts only; body is lazy)."""
+        fn = self._functions.get(node.start_byte)
+        if fn is None:
+            fn = self.describe_function(node)
+            self._functions[node.start_byte] = fn
+        return fn
+
+    def describe_function(self, node: ts.Node) -> Function:  # pragma: no cover - abstract
+        """Name, class, parameters and decorators of a function node."""
+        raise NotImplementedError
+
+    def enclosing_function(self, node: ts.Node) -> Function | None:
+        """The function lexically enclosing function-node `node`, if any."""
+        cur = node.parent
+        while cur is not None:
+            if cur.type in self.FUNCTION_TYPES:
+                return self.function(cur)
+            cur = cur.parent
+        return None
+
+    def all_functions(self) -> list[Function]:
+        """Every function of the file in document order (headers only)."""
+        if self._all_functions is None:
+            query = _internal_query(self.lang, self.FUNCTION_QUERY)
+            nodes = [caps["fn"][0] for _, caps in ts.QueryCursor(query).matches(self.root)]
+            nodes.sort(key=lambda n: n.start_byte)
+            self._all_functions = [self.function(n) for n in nodes]
+        return self._all_functions
+
+    def functions_named(self, name: str) -> list[Function]:
+        """Functions and methods called `name` in this file."""
+        if name.encode() not in self.data:
+            return []
+        return [fn for fn in self.all_functions() if fn.name == name]
+
+    def filled(self, fn: Function) -> Function:
+        """`fn` with its definitions, returns and blocks extracted."""
+        if fn.key not in self._filled:
+            self._filled.add(fn.key)
+            body = self.body_of(fn)
+            if body is not None:
+                for node in self.iter_nodes(body, stop=self.SCOPE_STOP):
+                    self.visit(fn, node)
+        return fn
+
+    def body_of(self, fn: Function) -> ts.Node | None:
+        """The node whose statements make up `fn` (the root for the module)."""
+        return fn.node if fn.key == -1 else fn.node.child_by_field_name("body")
+
+    def visit(self, fn: Function, node: ts.Node) -> None:
+        """Record what `node` contributes to `fn` (blocks, definitions, returns)."""
+        if node.type in self.BLOCK_TYPES:
+            fn.blocks.append((node.start_byte, node.end_byte))
+        for d in self.defs_of(node):
+            fn.defs.setdefault(d.target, []).append(d)
+        ret = self.return_of(node)
+        if ret is not None:
+            fn.returns.append(ret)
+
+    def defs_of(self, node: ts.Node) -> Iterator[Def]:  # pragma: no cover - abstract
+        """Definitions made by `node` (assignments, loop targets, mutations)."""
+        raise NotImplementedError
+
+    def return_of(self, node: ts.Node) -> Expr | None:
+        """The returned expression if `node` is a return statement."""
+        return None
+
+    def iter_nodes(self, top: ts.Node, stop: frozenset[str]) -> Iterator[ts.Node]:
+        """Descendants of `top` in document order, not entering nodes whose type is in `stop`."""
+        stack = [top]
+        while stack:
+            node = stack.pop()
+            yield node
+            if node is not top and node.type in stop:
+                continue
+            stack.extend(reversed(node.children))
+
+    # -- calls ------------------------------------------------------------------------------
+    def call_nodes(self, name: str) -> list[ts.Node]:
+        """Call nodes in this file whose final callee name is `name`."""
+        if name.encode() not in self.data:
+            return []
+        if self._calls is None:
+            self._calls = {}
+            query = _internal_query(self.lang, self.CALL_QUERY)
+            for _, caps in ts.QueryCursor(query).matches(self.root):
+                call, callee = caps["call"][0], caps["name"][0]
+                self._calls.setdefault(self.text(callee), []).append(call)
+        return self._calls.get(name, [])
+
+    def unqualified_call_ok(self, call: Call) -> bool:
+        """True if an attribute call `x.f(...)` may call this file's plain function `f`.
+
+        Only calls through `self`/`this` qualify by default: `subprocess.run(...)` must not be
+        taken for a call of a local `run`. Languages with free functions on objects override.
+        """
+        return isinstance(call.callee, Attr) and isinstance(call.callee.base, Ref) and (
+            call.callee.base.name in ("self", "this"))
+
+    # -- imports ----------------------------------------------------------------------------
+    def extract_imports(self) -> dict[str, str]:
+        """Local name -> canonical dotted name for imported modules and symbols."""
+        return {}
+
+    TOP_CONTAINERS: frozenset[str] = frozenset({
+        "if_statement", "try_statement", "block", "else_clause", "except_clause", "finally_clause",
+        "elif_clause", "import_declaration", "import_spec_list", "use_declaration",
+    })
+
+    def top_statements(self) -> Iterator[ts.Node]:
+        """Top-level statements, also inside top-level if/try blocks (where imports live)."""
+        stack = list(reversed(self.root.children))
+        while stack:
+            node = stack.pop()
+            yield node
+            if node.type in self.TOP_CONTAINERS:
+                stack.extend(reversed(node.children))
+
+    def canonical(self, dotted: str) -> str:
+        """`dotted` with its first component replaced by what it was imported as."""
+        head, _, rest = dotted.partition(".")
+        target = self.imports.get(head)
+        if target is None:
+            return dotted
+        return f"{target}.{rest}" if rest else target
+
+    def new_param(self, name: str, index: int, node: ts.Node, default: Expr | None = None,
+                  annotation: str = "", field: str | None = None) -> Param:
+        """A Param for `node`."""
+        return Param(name, index, Span.of(node), default, annotation, field)

@@ -1,0 +1,359 @@
+"""Python → IR: expressions, functions, definitions and imports from tree-sitter-python trees.
+
+Covers f-strings, implicit concatenation, `+`, `str.format` and `%` formatting as templates;
+lists/tuples as sequences; `x = ...`, `self.x = ...`, tuple unpacking, `+=`, `for`/`with`
+targets, the walrus, and in-place `append`/`extend`/`insert` as definitions; `import` and
+`from ... import` as the alias table.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+import tree_sitter as ts
+
+from boundary_audit.static.extract.base import Extractor
+from boundary_audit.static.extract.strings import split_brace_format, split_percent_format, unescape
+from boundary_audit.static.ir import (
+    Alt,
+    Attr,
+    Call,
+    Def,
+    Expr,
+    Function,
+    Index,
+    Lit,
+    Map,
+    Op,
+    Ref,
+    Seq,
+    Span,
+    Spread,
+    Tmpl,
+    Unknown,
+)
+
+_MUTATORS = frozenset({"append", "extend", "insert", "appendleft"})
+_SCALARS = frozenset({"integer", "float", "true", "false", "none", "ellipsis"})
+
+
+class PythonExtractor(Extractor):
+    """IR extraction for Python files."""
+
+    FUNCTION_TYPES = frozenset({"function_definition"})
+    BLOCK_TYPES = frozenset({"block"})
+    SCOPE_STOP = frozenset({"function_definition", "class_definition", "lambda"})
+    CALL_QUERY = "(call function: [(identifier) @name (attribute attribute: (identifier) @name)]) @call"
+    FUNCTION_QUERY = "(function_definition) @fn"
+
+    # -- expressions ------------------------------------------------------------------------
+    def convert(self, node: ts.Node) -> Expr:
+        span = Span.of(node)
+        t = node.type
+        if t == "identifier":
+            return Ref(span, self.text(node))
+        if t == "string":
+            return self.string(node)
+        if t == "concatenated_string":
+            return Tmpl(span, tuple(self.expr(c) for c in node.named_children), "concat")
+        if t in _SCALARS:
+            return Lit(span, self.text(node), is_str=False)
+        if t == "attribute":
+            return Attr(span, self.expr(node.child_by_field_name("object")),
+                        self.text(node.child_by_field_name("attribute")))
+        if t == "subscript":
+            sub = node.child_by_field_name("subscript")
+            key = None if sub is None or sub.type == "slice" else self.expr(sub)
+            return Index(span, self.expr(node.child_by_field_name("value")), key)
+        if t == "call":
+            return self.call(node)
+        if t == "binary_operator":
+            return self.binary(node)
+        if t in ("list", "tuple", "set", "expression_list", "pattern_list"):
+            return Seq(span, tuple(self.expr(c) for c in node.named_children if c.type != "comment"))
+        if t in ("list_splat", "dictionary_splat", "list_splat_pattern"):
+            return Spread(span, self.expr(node.named_children[0] if node.named_children else None))
+        if t == "dictionary":
+            return self.dictionary(node)
+        if t == "conditional_expression":
+            kids = node.named_children
+            return Alt(span, (self.expr(kids[0]), self.expr(kids[2]))) if len(kids) == 3 else Op(span)
+        if t == "boolean_operator" and self.text(node.child_by_field_name("operator")) == "or":
+            return Alt(span, (self.expr(node.child_by_field_name("left")),
+                              self.expr(node.child_by_field_name("right"))))
+        if t in ("parenthesized_expression", "await", "named_expression", "as_pattern"):
+            kids = [c for c in node.named_children if c.type != "comment"]
+            return self.expr(kids[-1] if t == "named_expression" else kids[0]) if kids else Unknown(span)
+        if t in ("generator_expression", "list_comprehension", "set_comprehension"):
+            return self.comprehension(node)
+        if t in ("lambda", "dictionary_comprehension"):
+            return Unknown(span)
+        return Op(span, tuple(self.expr(c) for c in node.named_children if c.type != "comment"))
+
+    def string(self, node: ts.Node) -> Expr:
+        span = Span.of(node)
+        start = node.children[0] if node.children else None
+        prefix = self.text(start).lower() if start is not None and start.type == "string_start" else ""
+        raw = "r" in prefix
+        is_f = "f" in prefix
+        parts: list[Expr] = []
+        for child in node.children:
+            if child.type == "string_content":
+                text = self.text(child)
+                if is_f:
+                    text = text.replace("{{", "{").replace("}}", "}")
+                parts.append(Lit(Span.of(child), text if raw else unescape(text)))
+            elif child.type == "interpolation":
+                inner = child.child_by_field_name("expression")
+                value = self.expr(inner)
+                conv = child.child_by_field_name("type_conversion")
+                if conv is not None and self.text(conv) == "!r":
+                    value = Call(Span.of(child), Ref(Span.of(child), "repr"), "repr", (value,))
+                parts.append(value)
+            elif child.type == "escape_interpolation":
+                parts.append(Lit(Span.of(child), self.text(child)[0]))
+        if all(isinstance(p, Lit) for p in parts):
+            return Lit(span, "".join(p.text for p in parts if isinstance(p, Lit)))
+        return Tmpl(span, tuple(parts), "fstring")
+
+    def call(self, node: ts.Node) -> Expr:
+        span = Span.of(node)
+        fnode = node.child_by_field_name("function")
+        anode = node.child_by_field_name("arguments")
+        args: list[Expr] = []
+        kwargs: list[tuple[str, Expr]] = []
+        if anode is not None and anode.type == "argument_list":
+            for a in anode.named_children:
+                if a.type == "keyword_argument":
+                    kwargs.append((self.text(a.child_by_field_name("name")),
+                                   self.expr(a.child_by_field_name("value"))))
+                elif a.type != "comment":
+                    args.append(self.expr(a))
+        elif anode is not None:
+            args.append(self.expr(anode))
+        if fnode is not None and fnode.type == "attribute":
+            obj = fnode.child_by_field_name("object")
+            meth = self.text(fnode.child_by_field_name("attribute"))
+            if obj is not None and obj.type == "string" and meth == "format":
+                fmt = self.expr(obj)
+                if isinstance(fmt, Lit):
+                    return _fill(fmt.span, split_brace_format(fmt.text), args, kwargs, "format")
+        return Call(span, self.expr(fnode), self.dotted(fnode), tuple(args), tuple(kwargs))
+
+    def binary(self, node: ts.Node) -> Expr:
+        span = Span.of(node)
+        op = self.text(node.child_by_field_name("operator"))
+        left = self.expr(node.child_by_field_name("left"))
+        right = self.expr(node.child_by_field_name("right"))
+        if op == "+":
+            parts = (left.parts if isinstance(left, Tmpl) and left.kind == "concat" else (left,))
+            return Tmpl(span, (*parts, right), "concat")
+        if op == "%" and isinstance(left, Lit) and left.is_str:
+            items = right.items if isinstance(right, Seq) else (right,)
+            if isinstance(right, Map):
+                return _fill(left.span, split_percent_format(left.text), [], list(_str_items(right)), "percent")
+            return _fill(left.span, split_percent_format(left.text), list(items), [], "percent")
+        return Op(span, (left, right))
+
+    def dictionary(self, node: ts.Node) -> Expr:
+        items: list[tuple[str | None, Expr]] = []
+        for pair in node.named_children:
+            if pair.type == "pair":
+                key = self.expr(pair.child_by_field_name("key"))
+                name = key.text if isinstance(key, Lit) else None
+                items.append((name, self.expr(pair.child_by_field_name("value"))))
+            elif pair.type == "dictionary_splat":
+                items.append((None, self.expr(pair)))
+        return Map(Span.of(node), tuple(items))
+
+    def comprehension(self, node: ts.Node) -> Expr:
+        span = Span.of(node)
+        body = node.child_by_field_name("body")
+        sources = [self.expr(c.child_by_field_name("right")) for c in node.named_children
+                   if c.type == "for_in_clause"]
+        inner = Op(span, tuple(sources))
+        if body is not None and body.type == "call":
+            name = self.dotted(body.child_by_field_name("function"))
+            return Call(span, Ref(span, name), name, (inner,))
+        return inner
+
+    def dotted(self, node: ts.Node | None) -> str:
+        """Dotted text of a callee (`a.b.c`); non-name bases become `?`."""
+        parts: list[str] = []
+        cur = node
+        while cur is not None and cur.type == "attribute":
+            parts.append(self.text(cur.child_by_field_name("attribute")))
+            cur = cur.child_by_field_name("object")
+        parts.append(self.text(cur) if cur is not None and cur.type == "identifier" else "?")
+        return ".".join(reversed(parts))
+
+    # -- functions --------------------------------------------------------------------------
+    def describe_function(self, node: ts.Node) -> Function:
+        name = self.text(node.child_by_field_name("name"))
+        cls: str | None = None
+        cur = node.parent
+        while cur is not None and cur.type not in ("function_definition",):
+            if cur.type == "class_definition":
+                cls = self.text(cur.child_by_field_name("name"))
+                break
+            cur = cur.parent
+        decorators: tuple[str, ...] = ()
+        if node.parent is not None and node.parent.type == "decorated_definition":
+            decorators = tuple(
+                self.text(d).lstrip("@").split("(", 1)[0].strip()
+                for d in node.parent.named_children if d.type == "decorator"
+            )
+        fn = Function(node.start_byte, name, Span.of(node), node, cls=cls, decorators=decorators,
+                      parent=self.enclosing_function(node))
+        fn.params = tuple(self.params(node.child_by_field_name("parameters")))
+        fn.is_method = fn.self_param = (
+            cls is not None and bool(fn.params) and fn.params[0].name in ("self", "cls"))
+        return fn
+
+    def params(self, node: ts.Node | None) -> Iterator:  # type: ignore[type-arg]
+        if node is None:
+            return
+        index = 0
+        for p in node.named_children:
+            name_node: ts.Node | None = p
+            default = None
+            annotation = ""
+            if p.type in ("default_parameter", "typed_default_parameter"):
+                name_node = p.child_by_field_name("name")
+                default = self.expr(p.child_by_field_name("value"))
+            if p.type in ("typed_parameter", "typed_default_parameter"):
+                annotation = self.text(p.child_by_field_name("type"))
+                if p.type == "typed_parameter":
+                    name_node = p.named_children[0] if p.named_children else None
+            if name_node is not None and name_node.type in ("list_splat_pattern", "dictionary_splat_pattern"):
+                name_node = name_node.named_children[0] if name_node.named_children else None
+            if name_node is None or name_node.type != "identifier":
+                continue
+            yield self.new_param(self.text(name_node), index, p, default, annotation)
+            index += 1
+
+    def defs_of(self, node: ts.Node) -> Iterator[Def]:
+        t = node.type
+        if t == "assignment":
+            yield from self.assign(node, node.child_by_field_name("left"), node.child_by_field_name("right"))
+        elif t == "augmented_assignment":
+            left = node.child_by_field_name("left")
+            target = self.target(left)
+            if target is not None and self.text(node.child_by_field_name("operator")) == "+=":
+                value = Tmpl(Span.of(node), (self.expr(left), self.expr(node.child_by_field_name("right"))))
+                yield Def(target, value, node.end_byte, Span.of(node), "augment")
+        elif t == "named_expression":
+            yield from self.assign(node, node.child_by_field_name("name"), node.child_by_field_name("value"))
+        elif t == "for_statement":
+            right = node.child_by_field_name("right")
+            value = Index(Span.of(right), self.expr(right), None) if right is not None else None
+            yield from self.assign(node, node.child_by_field_name("left"), None, value, "loop",
+                                   pos=node.child_by_field_name("body").start_byte
+                                   if node.child_by_field_name("body") else node.end_byte)
+        elif t == "with_item":
+            value = node.child_by_field_name("value")
+            if value is not None and value.type == "as_pattern":
+                alias = value.child_by_field_name("alias")
+                target = alias.named_children[0] if alias is not None and alias.named_children else None
+                yield from self.assign(node, target, value.named_children[0], kind="with")
+        elif t == "call":
+            yield from self.mutation(node)
+
+    def assign(self, stmt: ts.Node, left: ts.Node | None, right: ts.Node | None,
+               value: Expr | None = None, kind: str = "assign", pos: int | None = None) -> Iterator[Def]:
+        if left is None:
+            return
+        if right is not None and right.type == "assignment":
+            yield from self.assign(stmt, right.child_by_field_name("left"), right.child_by_field_name("right"))
+            value = self.expr(right.child_by_field_name("right"))
+        elif value is None:
+            if right is None:
+                return
+            value = self.expr(right)
+        at = stmt.end_byte if pos is None else pos
+        if left.type in ("pattern_list", "tuple_pattern", "list_pattern", "tuple", "list"):
+            elems = [c for c in left.named_children if c.type != "comment"]
+            for i, elem in enumerate(elems):
+                item = (value.items[i] if isinstance(value, Seq) and len(value.items) == len(elems)
+                        else Index(value.span, value, Lit(value.span, str(i), is_str=False)))
+                yield from self.assign(stmt, elem, None, item, "destructure" if kind == "assign" else kind, at)
+            return
+        target = self.target(left)
+        if target is not None:
+            yield Def(target, value, at, Span.of(stmt), kind)
+
+    def mutation(self, node: ts.Node) -> Iterator[Def]:
+        fnode = node.child_by_field_name("function")
+        if fnode is None or fnode.type != "attribute":
+            return
+        meth = self.text(fnode.child_by_field_name("attribute"))
+        obj = fnode.child_by_field_name("object")
+        target = self.target(obj)
+        if meth not in _MUTATORS or target is None:
+            return
+        anode = node.child_by_field_name("arguments")
+        args = [self.expr(a) for a in anode.named_children] if anode is not None else []
+        if not args:
+            return
+        added: Expr = args[-1] if meth == "extend" else Seq(Span.of(node), (args[-1],))
+        value = Tmpl(Span.of(node), (self.expr(obj), added))
+        yield Def(target, value, node.end_byte, Span.of(node), "mutate")
+
+    def target(self, node: ts.Node | None) -> str | None:
+        """`x` or `a.b.c` for an assignable name or attribute chain; None otherwise."""
+        if node is None:
+            return None
+        if node.type == "identifier":
+            return self.text(node)
+        if node.type == "attribute":
+            base = self.target(node.child_by_field_name("object"))
+            return f"{base}.{self.text(node.child_by_field_name('attribute'))}" if base else None
+        return None
+
+    def return_of(self, node: ts.Node) -> Expr | None:
+        if node.type == "return_statement" and node.named_children:
+            return self.expr(node.named_children[0])
+        return None
+
+    # -- imports ----------------------------------------------------------------------------
+    def extract_imports(self) -> dict[str, str]:
+        table: dict[str, str] = {}
+        for node in self.top_statements():
+            if node.type == "import_statement":
+                for item in node.named_children:
+                    if item.type == "aliased_import":
+                        table[self.text(item.child_by_field_name("alias"))] = self.text(
+                            item.child_by_field_name("name"))
+                    elif item.type == "dotted_name":
+                        full = self.text(item)
+                        table.setdefault(full.split(".")[0], full.split(".")[0])
+            elif node.type == "import_from_statement":
+                module = self.text(node.child_by_field_name("module_name"))
+                for item in node.children_by_field_name("name"):
+                    if item.type == "aliased_import":
+                        table[self.text(item.child_by_field_name("alias"))] = (
+                            f"{module}.{self.text(item.child_by_field_name('name'))}")
+                    else:
+                        table[self.text(item)] = f"{module}.{self.text(item)}"
+        return table
+
+
+def _str_items(m: Map) -> Iterator[tuple[str, Expr]]:
+    for k, v in m.items:
+        if k is not None:
+            yield k, v
+
+
+def _fill(span: Span, pieces: list[str | int | tuple[str]], args: list[Expr],
+          kwargs: list[tuple[str, Expr]], kind: str) -> Expr:
+    """A template from format `pieces` with positional `args` and keyword `kwargs` filled in."""
+    named = dict(kwargs)
+    parts: list[Expr] = []
+    for p in pieces:
+        if isinstance(p, str):
+            parts.append(Lit(span, p))
+        elif isinstance(p, int):
+            parts.append(args[p] if p < len(args) else Unknown(span))
+        else:
+            parts.append(named.get(p[0], Unknown(span)))
+    return Tmpl(span, tuple(parts), kind)

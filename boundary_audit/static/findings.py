@@ -1,0 +1,125 @@
+"""Turning a classified sink into a `Finding`: code, message, severity, confidence, locations.
+
+The finding's code is the check that owns the verdict's boundary class. Its primary
+location is the sink; related locations are where model output enters (the origins), the
+call crossings and returns it passed, the literal that wraps it for a second parser, and
+the file write a script runs. Static evidence reaches at most `medium` confidence.
+"""
+
+from __future__ import annotations
+
+import tree_sitter as ts
+
+from boundary_audit.finding import Finding, FindingBuilder, Location
+from boundary_audit.static.checks import OWNER
+from boundary_audit.static.classify import Verdict
+from boundary_audit.static.ir import Span
+from boundary_audit.static.values import Prov
+from boundary_audit.taxonomy import BoundaryClass as BC
+from boundary_audit.taxonomy import Confidence, Contract, Severity
+
+MAX_RELATED = 8
+
+_PHRASE = {
+    BC.SHELL_STRING: "a shell that parses it as a command string",
+    BC.SHELL_STDIN: "the stdin of a one-shot shell",
+    BC.SHELL_SESSION: "a persistent shell session",
+    BC.TTY_KEYSTROKES: "an interactive terminal as keystrokes",
+    BC.ARGV_DIRECT: "a process spawned without a shell",
+    BC.SCRIPT_FILE: "a file that an interpreter runs",
+    BC.REMOTE_STRING: "a remote shell as one command string",
+    BC.NESTED_STRING: "a command string that a second shell parses again",
+    BC.SERIALIZED: "a serialized (JSON) payload",
+}
+
+
+def location(path: str, span: Span, commit: str | None, annotation: str = "") -> Location:
+    """A Location from an IR span (1-based lines)."""
+    return Location(path, span.start_line + 1, span.end_line + 1, span.start_col, span.end_col,
+                    span.start_byte, span.end_byte, commit, annotation)
+
+
+def node_location(path: str, node: ts.Node, commit: str | None, annotation: str = "") -> Location:
+    """A Location for a tree-sitter node."""
+    return location(path, Span.of(node), commit, annotation)
+
+
+def contract_of(prov: Prov) -> Contract:
+    """Native if a tool-call argument reaches the sink, raw if text parsing does, else unknown."""
+    kinds = {o.kind for o in prov.origins}
+    if "tool-call" in kinds:
+        return Contract.NATIVE
+    if kinds & {"parsed-action", "llm-response"}:
+        return Contract.RAW
+    return Contract.UNKNOWN
+
+
+def severity_of(v: Verdict) -> Severity:
+    """How much damage this boundary can do to a correct command."""
+    controlled = bool(v.prov.origins)
+    if v.fixed:
+        return Severity.INFO
+    if v.boundary_class == BC.NESTED_STRING:
+        return Severity.HIGH if controlled else Severity.MEDIUM
+    if v.boundary_class in (BC.ARGV_DIRECT, BC.SCRIPT_FILE):
+        return Severity.LOW if controlled else Severity.INFO
+    if v.boundary_class == BC.SERIALIZED:
+        return Severity.INFO if v.sanitizer else (Severity.MEDIUM if controlled else Severity.LOW)
+    return Severity.MEDIUM if controlled else Severity.LOW
+
+
+def subject(v: Verdict) -> str:
+    """Who controls the value, in words."""
+    if v.prov.model:
+        return "Model output"
+    if v.prov.origins:
+        return "A value named like a command"
+    if v.fixed and v.prov.constant:
+        return "A constant command"
+    if v.fixed:
+        return "A fixed program with data arguments"
+    return "A value of unknown origin"
+
+
+def message(v: Verdict, sink: str) -> str:
+    """One sentence describing this occurrence."""
+    via = f" via `{sink}`" if sink else ""
+    text = f"{subject(v)} reaches {_PHRASE[v.boundary_class]}{via}"
+    if v.detail:
+        text += f" ({v.detail})"
+    if v.notes:
+        text += "; " + "; ".join(v.notes)
+    if v.sanitizer:
+        text += f"; sanitizer: {v.sanitizer}"
+    return text + f"; {v.parse_layers} shell parse{'s' if v.parse_layers != 1 else ''} before execve."
+
+
+def build(v: Verdict, primary: Location, language: str, sink: str, write: Location | None) -> Finding:
+    """The Finding for verdict `v` at `primary`."""
+    owner = OWNER[v.boundary_class]
+    b = FindingBuilder(owner.code, owner.name, language)
+    b.primary(primary)
+    b.set(
+        message=message(v, sink), boundary_class=v.boundary_class, parse_layers=v.parse_layers,
+        contract=contract_of(v.prov), sanitizer=v.sanitizer, sink=sink,
+        model_controlled=bool(v.prov.origins), severity=severity_of(v),
+        confidence=Confidence.MEDIUM if v.prov.model else Confidence.LOW,
+    )
+    for loc in related(v, primary.commit)[:MAX_RELATED]:
+        if (loc.path, loc.start_line, loc.start_col) != (primary.path, primary.start_line, primary.start_col):
+            b.related(loc)
+    if write is not None:
+        b.related(write)
+    return b.build()
+
+
+def related(v: Verdict, commit: str | None) -> list[Location]:
+    """Origins first, then the wrapping literal, then the steps, each sorted by position."""
+    out = [location(o.path, o.span, commit,
+                    f"model output enters: {o.label}" if o.strong else f"named like a command: {o.label}")
+           for o in sorted(v.prov.origins, key=lambda o: (o.path, o.span.start_byte, o.label))]
+    if v.wrap is not None and v.wrap.span is not None:
+        out.append(location(v.wrap.path, v.wrap.span, commit, f"wrapped for a second parser: {v.detail}"))
+    out.extend(location(s.path, s.span, commit, s.note)
+               for s in sorted(v.prov.steps, key=lambda s: (s.path, s.span.start_byte, s.note)))
+    return out

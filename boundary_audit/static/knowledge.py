@@ -1,0 +1,231 @@
+"""What the dataflow engine knows about library APIs, as data.
+
+Canonical names are dotted paths after import aliases are resolved (`shlex.quote`,
+`child_process.spawn`, `os/exec.Command`); Rust keeps its `::` paths (`std::process::Command::new`)
+so that its crates never collide with Python modules of the same name (`shlex`).
+Tables: quoting/serialising sanitizers, tokenizers, model-output sources (LLM clients,
+tool-call argument reads, action parsers), parameter names that hint at a command, and the
+constructors whose result is a process, file, or remote-connection handle.
+"""
+
+from __future__ import annotations
+
+import re
+
+SHELL_QUOTE = "shell-quote"
+"""Sanitizer kind: produces one shell word (safe at an unquoted interpolation point)."""
+SERIALIZER = "serializer"
+"""Sanitizer kind: JSON/YAML serializer (safe inside the format it produces, not for a shell)."""
+LANG_QUOTE = "lang-quote"
+"""Sanitizer kind: a programming-language string quote (`repr`, `strconv.Quote`, `{:?}`)."""
+
+SANITIZERS: dict[str, tuple[str, str]] = {
+    # python
+    "shlex.quote": ("shlex.quote", SHELL_QUOTE),
+    "pipes.quote": ("pipes.quote", SHELL_QUOTE),
+    "shlex.join": ("shlex.join", SHELL_QUOTE),
+    "json.dumps": ("json.dumps", SERIALIZER),
+    "yaml.dump": ("yaml.dump", SERIALIZER),
+    "yaml.safe_dump": ("yaml.safe_dump", SERIALIZER),
+    "repr": ("repr", LANG_QUOTE),
+    # javascript / typescript
+    "shell-quote.quote": ("shell-quote quote", SHELL_QUOTE),
+    "shell-escape": ("shell-escape", SHELL_QUOTE),
+    "shescape.quote": ("shescape quote", SHELL_QUOTE),
+    "shescape.Shescape.quote": ("shescape quote", SHELL_QUOTE),
+    "shell-escape-tag": ("shell-escape-tag", SHELL_QUOTE),
+    "zx quote": ("zx quote", SHELL_QUOTE),
+    "JSON.stringify": ("JSON.stringify", SERIALIZER),
+    # rust
+    "shell_escape::escape": ("shell_escape::escape", SHELL_QUOTE),
+    "shell_escape::unix::escape": ("shell_escape::unix::escape", SHELL_QUOTE),
+    "shlex::try_quote": ("shlex::try_quote", SHELL_QUOTE),
+    "shlex::quote": ("shlex::quote", SHELL_QUOTE),
+    "shlex::try_join": ("shlex::try_join", SHELL_QUOTE),
+    "shell_words::quote": ("shell_words::quote", SHELL_QUOTE),
+    "shell_words::join": ("shell_words::join", SHELL_QUOTE),
+    "serde_json::to_string": ("serde_json::to_string", SERIALIZER),
+    "serde_json::to_string_pretty": ("serde_json::to_string_pretty", SERIALIZER),
+    "serde_json::to_vec": ("serde_json::to_vec", SERIALIZER),
+    # go
+    "strconv.Quote": ("strconv.Quote", LANG_QUOTE),
+    "github.com/alessio/shellescape.Quote": ("shellescape.Quote", SHELL_QUOTE),
+    "github.com/alessio/shellescape.QuoteCommand": ("shellescape.QuoteCommand", SHELL_QUOTE),
+    "mvdan.cc/sh/v3/syntax.Quote": ("syntax.Quote", SHELL_QUOTE),
+    "encoding/json.Marshal": ("json.Marshal", SERIALIZER),
+    "encoding/json.MarshalIndent": ("json.Marshal", SERIALIZER),
+}
+"""Canonical callee → (display name, kind)."""
+
+TOKENIZERS: dict[str, str] = {
+    "shlex.split": "shlex.split",
+    "shell-quote.parse": "shell-quote parse",
+    "string-argv": "string-argv",
+    "string-argv.parseArgsStringToArgv": "string-argv",
+    "shell_words::split": "shell_words::split",
+    "shlex::Shlex::new": "shlex::Shlex",
+    "shlex::split": "shlex::split",
+    "strings.Fields": "strings.Fields",
+    "github.com/google/shlex.Split": "shlex.Split",
+    "github.com/mattn/go-shellwords.Parse": "shellwords.Parse",
+}
+"""Canonical callee → tokenizer name (a string becomes argv words without a shell)."""
+
+TOKENIZERS["<word-split>"] = "shell word splitting"
+SANITIZERS["bash @Q"] = ("${x@Q}", SHELL_QUOTE)
+SANITIZERS["printf %q"] = ("printf %q", SHELL_QUOTE)
+
+SHELL_LLM_COMMANDS = frozenset({"llm", "aichat", "sgpt", "ollama", "mods", "chatgpt", "gpt",
+                                "claude", "gemini", "codex", "openai", "tgpt", "shell-gpt"})
+"""Command-line programs whose output is model text."""
+LLM_API_URL = re.compile(r"api\.openai\.com|api\.anthropic\.com|generativelanguage\.googleapis|"
+                         r"/v1/chat/completions|/v1/messages|/v1/responses|/api/generate|/api/chat")
+JQ_MODEL_FIELDS = re.compile(r"choices|\.content|tool_calls|\.arguments|output_text|\.completion|\.response")
+
+
+def shell_source(name: str, literals: list[str]) -> str | None:
+    """`llm-response` or `tool-call` if a shell command's output is model text, else None."""
+    prog = program_name(name)
+    if prog in SHELL_LLM_COMMANDS:
+        return "llm-response"
+    if prog in ("curl", "wget", "http", "xh") and any(LLM_API_URL.search(a) for a in literals):
+        return "llm-response"
+    if prog in ("jq", "yq") and any(JQ_MODEL_FIELDS.search(a) for a in literals):
+        return "tool-call" if any("arguments" in a or "tool_calls" in a for a in literals) else "llm-response"
+    return None
+
+
+TOKENIZER_METHODS: dict[str, str] = {"split": "str.split", "split_whitespace": "split_whitespace"}
+"""Methods on a string that split it into words (`cmd.split()`)."""
+
+LLM_CALL_SUFFIXES: tuple[str, ...] = (
+    "chat.completions.create", "completions.create", "messages.create", "messages.stream",
+    "responses.create", "generate_content", "generate_content_async", "chat.complete",
+    "litellm.completion", "litellm.acompletion", "ollama.chat", "ollama.generate",
+    "generateText", "streamText", "generateObject", "ai.generateText", "ai.streamText",
+    "query_model", "call_llm", "ask_llm", "llm_complete", "get_completion", "chat_completion",
+    "CreateChatCompletion", "CreateCompletion", "Messages.New", "Chat.Completions.New",
+    "Responses.New",
+)
+"""Dotted-name suffixes of calls whose result is model output."""
+
+LLM_GENERIC_METHODS = frozenset({
+    "invoke", "ainvoke", "generate", "agenerate", "predict", "apredict", "complete", "acomplete",
+    "chat", "achat", "create", "run_llm", "completion", "acompletion", "send_message",
+})
+LLM_RECEIVER = re.compile(
+    r"(llm|model|chat|client|chain|openai|anthropic|gemini|claude|gpt|ollama|provider|completion|agent_llm)",
+    re.I,
+)
+"""Generic method names count as LLM calls only on receivers named like an LLM client."""
+
+TOOL_ARG_ATTRS = frozenset({"arguments", "tool_calls", "tool_input", "function_call", "tool_call",
+                            "toolCalls", "tool_use", "input_json", "partial_json"})
+"""Attribute (or key) reads that yield tool-call arguments."""
+TOOL_INPUT_ATTRS = frozenset({"input", "args", "params", "parameters"})
+TOOL_RECEIVER = re.compile(r"(tool|block|call|function|fc|use|invocation)", re.I)
+"""`.input`/`.args` count as tool-call arguments only on receivers named like a tool call."""
+
+_ATTR_ALIASES = {"toolcalls": "tool_calls", "toolinput": "tool_input", "functioncall": "function_call",
+                 "tooluse": "tool_use", "tool_calls": "tool_calls", "bashcommand": "bash_command",
+                 "codeblocks": "code_blocks"}
+
+
+def normal_attr(name: str) -> str:
+    """An attribute or key name in snake case (`Arguments`, `toolCalls` → `arguments`, `tool_calls`)."""
+    low = name.lower()
+    return _ATTR_ALIASES.get(low.replace("_", ""), low)
+
+
+ACTION_ATTRS = frozenset({"action", "keystrokes", "actions", "code_blocks", "bash_command"})
+"""Attribute reads that yield a parsed action or keystrokes."""
+
+ACTION_PARSERS = frozenset({
+    "parse_actions", "parse_action", "parse_response", "parse_command", "parse_commands",
+    "extract_code_blocks", "extract_code_block", "extract_code", "extract_bash",
+    "extract_commands", "extract_command", "_extract_markdown_code_blocks",
+    "extract_markdown_code_blocks", "parse_code_blocks", "parse_tool_call", "parse_tool_calls",
+    "parseActions", "parseAction", "extractCodeBlocks", "extractCommand", "parseToolCalls",
+    "parse_function_call", "parse_llm_response",
+})
+"""Functions that pull an action or a code block out of a model reply."""
+
+REGEX_CALLS = frozenset({"findall", "search", "match", "finditer", "fullmatch", "exec", "matchAll",
+                         "FindStringSubmatch", "FindAllStringSubmatch", "captures", "find_iter"})
+"""Regex calls; a fenced-code pattern (```) among their arguments marks a parsed code block."""
+
+TOOL_DECORATORS = frozenset({"tool", "function_tool", "kernel_function", "ai_function",
+                             "register_tool", "mcp.tool", "server.tool", "app.tool", "llm.tool"})
+"""Decorators whose function's parameters are filled from a tool call."""
+
+COMMAND_NAME = re.compile(
+    r"^(?:.*_)?(cmd|cmds|command|commands|cmdline|cmdstr|code|script|action|keystrokes|keys)"
+    r"(?:_.*)?$|^(?:.*[a-z])?(Cmd|Command|Commands|Script|Keystrokes)(?:[A-Z].*)?$",
+)
+"""Names that hint at a command (name-only evidence when no caller is traced)."""
+
+SHELLS = frozenset({"sh", "bash", "zsh", "dash", "ksh", "ash", "fish", "mksh", "busybox"})
+INTERPRETERS = frozenset({"python", "python3", "python2", "node", "nodejs", "deno", "bun", "ruby",
+                          "perl", "php", "pwsh", "powershell", "Rscript", "lua", "tclsh", "bash",
+                          "sh", "zsh", "dash", "ksh", "julia", "go", "ts-node", "tsx"})
+WRAPPERS = {"timeout": 1, "nice": 0, "nohup": 0, "stdbuf": 0, "exec": 0, "command": 0, "sudo": 0,
+            "doas": 0, "time": 0, "setsid": 0, "unbuffer": 0, "script": 0, "env": 0, "ionice": 0,
+            "chroot": 1, "flock": 1, "xvfb-run": 0, "firejail": 0}
+"""Programs that run the rest of argv; the number is how many positional arguments they take."""
+WRAPPER_ARG_OPTS = {"sudo": "ugCDhprtU", "doas": "uC", "timeout": "sk", "nice": "n", "env": "uCS",
+                    "ionice": "cnp", "flock": "wE", "stdbuf": "ioe"}
+"""Single-letter options of those wrappers that take a value (`sudo -u user`)."""
+
+
+def skip_wrappers(words: list[str | None]) -> int:
+    """Index of the real program in an argv that may start with wrappers and env assignments."""
+    i = 0
+    while i < len(words) and words[i] is not None and "=" in (words[i] or "") and not (words[i] or "").startswith("-"):
+        i += 1
+    while i < len(words) and words[i] is not None:
+        prog = program_name(words[i] or "")
+        if prog not in WRAPPERS:
+            break
+        i += 1
+        takes = WRAPPER_ARG_OPTS.get(prog, "")
+        while i < len(words) and words[i] is not None and (words[i] or "").startswith("-"):
+            flag = words[i] or ""
+            i += 2 if len(flag) == 2 and flag[1] in takes else 1
+        i += WRAPPERS[prog]
+        while prog == "env" and i < len(words) and "=" in (words[i] or ""):
+            i += 1
+    return i
+
+
+def program_name(text: str) -> str:
+    """`/usr/bin/bash` → `bash`; `python3.11` → `python3`."""
+    base = text.rsplit("/", 1)[-1]
+    m = re.match(r"^(python\d?)(?:\.\d+)?$", base)
+    return m.group(1) if m else base
+
+
+def is_shell(text: str) -> bool:
+    """True if `text` names a POSIX-like shell program."""
+    return program_name(text) in SHELLS
+
+
+TOOL_PARAM = re.compile(r"^_?(tool_?(input|args|arguments|params|call)|arguments|function_?args|call_?args)$", re.I)
+"""Parameter names that hint at decoded tool-call arguments."""
+
+
+def is_tool_param(name: str) -> bool:
+    """True if a parameter name hints at tool-call arguments."""
+    return bool(TOOL_PARAM.match(name))
+
+
+def is_command_name(name: str) -> bool:
+    """True if a parameter or variable name hints at a command."""
+    return bool(COMMAND_NAME.match(name))
+
+
+def llm_call(name: str) -> bool:
+    """True if a dotted callee name is an LLM client call."""
+    if any(name == s or name.endswith("." + s) for s in LLM_CALL_SUFFIXES):
+        return True
+    receiver, _, method = name.rpartition(".")
+    return method in LLM_GENERIC_METHODS and bool(receiver) and bool(LLM_RECEIVER.search(receiver))

@@ -1,0 +1,113 @@
+"""Language detection and tree-sitter parsing for the static scanner.
+
+Maps a file to one of the scanned languages (by extension, or by shebang for extensionless
+scripts), and parses bytes into a tree with a per-process cache of `Language` and `Parser`
+objects. Uses the tree-sitter >= 0.25 API (`Language`, `Parser`, `Query`, `QueryCursor`);
+never `tree-sitter-languages`. Parsing and querying are iterative in C; the Python-side
+converters that recurse over a tree bound their depth with `MAX_DEPTH` and raise `TooDeep`,
+which the scanner records as a skipped file instead of crashing.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from functools import cache
+
+import tree_sitter as ts
+
+LANGUAGES: tuple[str, ...] = ("python", "javascript", "typescript", "tsx", "rust", "go", "shell")
+"""Every language the scanner knows, in a fixed order."""
+
+QUERY_DIALECT: dict[str, str] = {
+    "python": "python",
+    "javascript": "javascript",
+    "typescript": "javascript",
+    "tsx": "javascript",
+    "rust": "rust",
+    "go": "go",
+    "shell": "shell",
+}
+"""Which `queries/<dialect>/` folder serves a language (TypeScript reuses the JavaScript queries:
+its grammar is a superset for every node type the queries name)."""
+
+_EXTENSIONS: dict[str, str] = {
+    ".py": "python", ".pyi": "python",
+    ".js": "javascript", ".mjs": "javascript", ".cjs": "javascript", ".jsx": "javascript",
+    ".ts": "typescript", ".mts": "typescript", ".cts": "typescript",
+    ".tsx": "tsx",
+    ".rs": "rust",
+    ".go": "go",
+    ".sh": "shell", ".bash": "shell",
+}
+
+_SHEBANG = re.compile(rb"^#!\s*(?:/usr)?(?:/local)?/bin/(?:env\s+(?:-S\s+)?)?([A-Za-z0-9_.]+)")
+_SHEBANG_LANG: dict[str, str] = {
+    "sh": "shell", "bash": "shell", "dash": "shell", "ksh": "shell", "zsh": "shell",
+    "node": "javascript", "nodejs": "javascript", "deno": "typescript", "bun": "typescript",
+    "ts-node": "typescript", "tsx": "typescript",
+}
+
+MAX_DEPTH = 200
+"""Deepest expression nesting the Python-side analysis follows; deeper files are skipped."""
+
+
+class TooDeep(Exception):
+    """The syntax tree nests deeper than MAX_DEPTH (the file is skipped, not analysed)."""
+
+
+def detect_language(path: str, head: bytes = b"") -> str | None:
+    """The language of `path` by extension, else by the shebang in `head`; None if not scanned."""
+    name = path.rsplit("/", 1)[-1]
+    dot = name.rfind(".")
+    if dot > 0:
+        lang = _EXTENSIONS.get(name[dot:].lower())
+        if lang is not None:
+            return lang
+        if name[dot:].lower() not in ("", ".in", ".tmpl"):
+            return None
+    m = _SHEBANG.match(head[:256])
+    if m is None:
+        return None
+    prog = m.group(1).decode("ascii", "replace")
+    if prog.startswith("python"):
+        return "python"
+    return _SHEBANG_LANG.get(prog)
+
+
+def _loaders() -> dict[str, Callable[[], object]]:
+    import tree_sitter_bash
+    import tree_sitter_go
+    import tree_sitter_javascript
+    import tree_sitter_python
+    import tree_sitter_rust
+    import tree_sitter_typescript
+
+    return {
+        "python": tree_sitter_python.language,
+        "javascript": tree_sitter_javascript.language,
+        "typescript": tree_sitter_typescript.language_typescript,
+        "tsx": tree_sitter_typescript.language_tsx,
+        "rust": tree_sitter_rust.language,
+        "go": tree_sitter_go.language,
+        "shell": tree_sitter_bash.language,
+    }
+
+
+@cache
+def language(name: str) -> ts.Language:
+    """The tree-sitter `Language` for `name` (cached per process)."""
+    if name not in QUERY_DIALECT:
+        raise ValueError(f"unknown language {name!r}")
+    return ts.Language(_loaders()[name]())
+
+
+@cache
+def parser(name: str) -> ts.Parser:
+    """A `Parser` for `name` (cached per process; parsers are not shared across threads)."""
+    return ts.Parser(language(name))
+
+
+def parse(name: str, data: bytes) -> ts.Tree:
+    """Parse `data` as language `name` (tree-sitter never fails: errors become ERROR nodes)."""
+    return parser(name).parse(data)

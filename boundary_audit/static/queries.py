@@ -1,0 +1,113 @@
+"""Packaged tree-sitter queries: loading, validation, compilation once per process, running.
+
+Each check ships `static/queries/<dialect>/<check-name>.scm` (dialect per `QUERY_DIALECT`).
+Capture roles are fixed: `@span` (required: the whole match), `@sink` (the API or program),
+`@arg` (the command-bearing argument), `@source`, `@sanitizer`; dotted refinements such as
+`@arg.program` are allowed, and captures starting with `_` are predicate helpers. A query
+without `@span` or with an unknown role raises `QueryError` (a packaging bug, exit 1).
+All queries of one language are concatenated into one `QueryBundle` so a file is matched in a
+single pass; pattern indices map each match back to its check.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from functools import cache
+from importlib import resources
+
+import tree_sitter as ts
+
+from boundary_audit.errors import QueryError
+from boundary_audit.static.parsing import QUERY_DIALECT, language
+
+ROLES = ("span", "sink", "arg", "source", "sanitizer")
+"""Capture roles a query may use (before any dotted refinement)."""
+
+Captures = dict[str, list[ts.Node]]
+
+
+def query_path(dialect: str, check_name: str) -> str:
+    """Package-relative path of a check's query file, for messages."""
+    return f"boundary_audit/static/queries/{dialect}/{check_name}.scm"
+
+
+@cache
+def query_text(dialect: str, check_name: str) -> str | None:
+    """The text of a check's query for `dialect`, or None if the check has none there."""
+    node = resources.files("boundary_audit.static").joinpath("queries", dialect, f"{check_name}.scm")
+    if not node.is_file():
+        return None
+    return node.read_text(encoding="utf-8")
+
+
+def validate_captures(query: ts.Query, where: str) -> None:
+    """Raise QueryError unless `query` captures `@span` and uses only known roles."""
+    names = [query.capture_name(i) for i in range(query.capture_count)]
+    if "span" not in names:
+        raise QueryError(f"{where}: query has no @span capture")
+    for name in names:
+        if name.startswith("_"):
+            continue
+        if name.split(".", 1)[0] not in ROLES:
+            raise QueryError(f"{where}: unknown capture role @{name} (allowed: {', '.join(ROLES)})")
+
+
+def compile_text(lang: str, text: str, where: str) -> ts.Query:
+    """Compile `text` for `lang`, turning tree-sitter's errors into QueryError naming `where`."""
+    try:
+        return ts.Query(language(lang), text)
+    except (ts.QueryError, ValueError) as exc:
+        raise QueryError(f"{where}: {exc}") from exc
+
+
+@cache
+def compile_query(lang: str, check_name: str) -> ts.Query | None:
+    """The compiled, validated query of `check_name` for `lang` (None if it has none)."""
+    dialect = QUERY_DIALECT[lang]
+    text = query_text(dialect, check_name)
+    if text is None:
+        return None
+    where = query_path(dialect, check_name)
+    query = compile_text(lang, text, where)
+    validate_captures(query, where)
+    return query
+
+
+@dataclass(frozen=True)
+class QueryBundle:
+    """All checks' queries for one language, compiled as one query."""
+
+    lang: str
+    query: ts.Query | None
+    owners: tuple[str, ...]
+    """owners[pattern_index] is the check name that pattern belongs to."""
+
+    def run(self, root: ts.Node) -> dict[str, list[Captures]]:
+        """Matches per check name, in document order of the match start."""
+        found: dict[str, list[Captures]] = {}
+        if self.query is None:
+            return found
+        cursor = ts.QueryCursor(self.query)
+        for index, captures in cursor.matches(root):
+            found.setdefault(self.owners[index], []).append(captures)
+        return found
+
+
+@cache
+def bundle(lang: str, check_names: Sequence[str]) -> QueryBundle:
+    """One compiled query holding every listed check's patterns for `lang` (cached)."""
+    texts: list[str] = []
+    owners: list[str] = []
+    for name in check_names:
+        single = compile_query(lang, name)
+        if single is None:
+            continue
+        texts.append(query_text(QUERY_DIALECT[lang], name) or "")
+        owners.extend([name] * single.pattern_count)
+    if not texts:
+        return QueryBundle(lang, None, ())
+    combined = compile_text(lang, "\n".join(texts), f"queries for {lang}")
+    if combined.pattern_count != len(owners):
+        raise QueryError(f"queries for {lang}: pattern count mismatch after concatenation")
+    return QueryBundle(lang, combined, tuple(owners))

@@ -1,0 +1,3 @@
+; BA901 suppression-without-reason (JavaScript/TypeScript): comments holding a suppression.
+((comment) @span
+  (#match? @span "boundary-audit:"))

@@ -1,0 +1,3 @@
+; BA901 suppression-without-reason (shell scripts): comments holding an inline suppression.
+((comment) @span
+  (#match? @span "boundary-audit:"))

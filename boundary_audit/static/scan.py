@@ -1,0 +1,187 @@
+"""The static scanner's public API: `scan_files` over source files, `scan_path` over a folder.
+
+Files are analysed in a pool of worker processes (`ScanOptions.jobs`; 1 = in-process) and
+the results are sorted, so output does not depend on scheduling. Input that cannot be
+analysed becomes a `Skipped` record: files skipped upstream, missing data, files above
+`max_file_bytes`, binary content, pathological nesting, and (defensively) any internal
+error on one file, which never stops the scan. Nothing from the scanned tree is executed.
+After the per-file pass, `crossfile.resolve` re-examines findings whose value depends on a
+parameter of a function that other files call.
+"""
+
+from __future__ import annotations
+
+import multiprocessing
+import os
+from collections.abc import Iterable
+from concurrent.futures import ProcessPoolExecutor
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Protocol
+
+from boundary_audit.errors import ScanError
+from boundary_audit.finding import Finding, Skipped
+from boundary_audit.static.analyze import FileResult, analyze_file
+from boundary_audit.static.parsing import detect_language
+
+
+class SourceFileLike(Protocol):
+    """What the scanner needs from a file: `source.SourceFile` satisfies it."""
+
+    @property
+    def path(self) -> str: ...  # noqa: D102
+    @property
+    def data(self) -> bytes | None: ...  # noqa: D102
+    @property
+    def skipped(self) -> str | None: ...  # noqa: D102
+
+
+@dataclass(frozen=True)
+class ScanOptions:
+    """How to scan."""
+
+    include_constant: bool = False
+    """Also report constant commands and fixed programs with data-only arguments."""
+    no_ignores: bool = False
+    """Disregard inline `boundary-audit: ignore[...]` suppressions."""
+    jobs: int = 2
+    """Worker processes; 1 analyses in-process."""
+    max_file_bytes: int = 2 * 1024 * 1024
+    """Files larger than this are skipped."""
+
+
+@dataclass(frozen=True)
+class ScanResult:
+    """What a scan found."""
+
+    findings: tuple[Finding, ...]
+    """Sorted by `Finding.sort_key`."""
+    skipped: tuple[Skipped, ...]
+    """Sorted by path, then reason."""
+    files_scanned: int
+    languages: dict[str, int] = field(default_factory=dict)
+    """Number of scanned files per language."""
+
+
+@dataclass(frozen=True)
+class _Plain:
+    path: str
+    data: bytes | None
+    skipped: str | None = None
+
+
+_Work = tuple[str, bytes, str]
+
+
+def _prepare(files: Iterable[SourceFileLike], max_bytes: int) -> tuple[list[_Work], list[Skipped]]:
+    work: list[_Work] = []
+    skipped: list[Skipped] = []
+    for f in files:
+        if f.skipped is not None:
+            skipped.append(Skipped(f.path, f.skipped))
+            continue
+        if f.data is None:
+            skipped.append(Skipped(f.path, "no content"))
+            continue
+        lang = detect_language(f.path, f.data[:256])
+        if lang is None:
+            continue
+        if len(f.data) > max_bytes:
+            skipped.append(Skipped(f.path, f"too large ({len(f.data)} bytes > {max_bytes})"))
+            continue
+        if b"\0" in f.data[:8192]:
+            skipped.append(Skipped(f.path, "binary"))
+            continue
+        work.append((f.path, f.data, lang))
+    return work, skipped
+
+
+def _run_one(item: _Work, commit: str | None, options: ScanOptions) -> FileResult:
+    path, data, lang = item
+    try:
+        return analyze_file(path, data, lang, commit=commit, include_constant=options.include_constant,
+                            no_ignores=options.no_ignores)
+    except Exception as exc:  # noqa: BLE001 - one file's failure must not stop the scan
+        return FileResult(skipped=Skipped(path, f"analysis error: {type(exc).__name__}: {exc}"))
+
+
+def _run_chunk(chunk: list[_Work], commit: str | None, options: ScanOptions) -> list[FileResult]:
+    return [_run_one(item, commit, options) for item in chunk]
+
+
+def _chunks(work: list[_Work], n: int) -> list[list[_Work]]:
+    buckets: list[list[_Work]] = [[] for _ in range(n)]
+    sizes = [0] * n
+    for item in sorted(work, key=lambda w: (-len(w[1]), w[0])):
+        i = sizes.index(min(sizes))
+        buckets[i].append(item)
+        sizes[i] += len(item[1]) + 512
+    return [b for b in buckets if b]
+
+
+def _pool_context() -> multiprocessing.context.BaseContext:
+    methods = multiprocessing.get_all_start_methods()
+    return multiprocessing.get_context("fork" if "fork" in methods else "spawn")
+
+
+def _analyse(work: list[_Work], commit: str | None, options: ScanOptions) -> list[FileResult]:
+    if options.jobs <= 1 or len(work) < 4:
+        return [_run_one(item, commit, options) for item in work]
+    chunks = _chunks(work, options.jobs * 4)
+    try:
+        with ProcessPoolExecutor(max_workers=options.jobs, mp_context=_pool_context()) as pool:
+            futures = [pool.submit(_run_chunk, c, commit, options) for c in chunks]
+            return [r for fut in futures for r in fut.result()]
+    except OSError as exc:
+        raise ScanError(f"cannot start scan workers: {exc}") from exc
+
+
+def scan_files(files: Iterable[SourceFileLike], *, commit: str | None,
+               options: ScanOptions = ScanOptions()) -> ScanResult:
+    """Scan source files (paths relative to the repository root) at `commit`."""
+    work, skipped = _prepare(files, options.max_file_bytes)
+    results = _analyse(work, commit, options)
+    from boundary_audit.static.crossfile import resolve
+
+    results = resolve(work, results, commit, options)
+    languages: dict[str, int] = {}
+    for _, _, lang in work:
+        languages[lang] = languages.get(lang, 0) + 1
+    findings = [f for r in results for f in r.findings]
+    skipped += [r.skipped for r in results if r.skipped is not None]
+    scanned = len(work) - sum(1 for r in results if r.skipped is not None)
+    return ScanResult(tuple(sorted(findings, key=lambda f: f.sort_key)), tuple(sorted(skipped)),
+                      scanned, dict(sorted(languages.items())))
+
+
+def iter_tree(root: Path, max_bytes: int) -> list[_Plain]:
+    """Files below `root` (sorted, `.git` excluded, symlinks recorded as skipped, not followed)."""
+    out: list[_Plain] = []
+    for dirpath, dirnames, filenames in os.walk(root, followlinks=False):
+        dirnames[:] = sorted(d for d in dirnames if d != ".git" and not (Path(dirpath) / d).is_symlink())
+        for name in sorted(filenames):
+            full = Path(dirpath) / name
+            rel = full.relative_to(root).as_posix()
+            if full.is_symlink():
+                out.append(_Plain(rel, None, "symlink"))
+                continue
+            try:
+                size = full.stat().st_size
+                if size > max_bytes:
+                    if detect_language(rel) is not None:
+                        out.append(_Plain(rel, None, f"too large ({size} bytes > {max_bytes})"))
+                    continue
+                out.append(_Plain(rel, full.read_bytes()))
+            except OSError as exc:
+                out.append(_Plain(rel, None, f"unreadable: {exc.strerror}"))
+    return out
+
+
+def scan_path(root: Path, *, commit: str | None = None,
+              options: ScanOptions = ScanOptions()) -> ScanResult:
+    """Scan the files of a plain directory (for tests and benchmarks)."""
+    if not root.is_dir():
+        raise ScanError(f"not a directory: {root}")
+    files = [f for f in iter_tree(root, options.max_file_bytes)
+             if f.data is None or detect_language(f.path, f.data[:256]) is not None]
+    return scan_files(files, commit=commit, options=options)

@@ -1,0 +1,292 @@
+"""Evaluating one sink site: what reaches it, which boundary it is, and the finding.
+
+`evaluate_sink` dispatches on the site's kind (`process`, `argv`, `shell`, `stdin`,
+`stdin-oneshot`, `session`, `pty`, `tty`, `remote`, `remote-argv`, `docker`), asks the
+dataflow engine for the value (and the receiving handle, where it matters), classifies it,
+and builds the finding. `FileContext` holds the per-file facts classification needs: file
+writes (for script-file), the literals the nested-shell-string query matched (the gate for
+nested-string), and the argv literals a call already consumed.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import tree_sitter as ts
+
+from boundary_audit.finding import Finding, Location
+from boundary_audit.static import classify as C
+from boundary_audit.static import findings as F
+from boundary_audit.static.checks.base import SinkSite, TemplateSite, WriteSite
+from boundary_audit.static.dataflow import Engine
+from boundary_audit.static.ir import Span
+from boundary_audit.static.shellsyntax import json_holes, looks_like_json
+from boundary_audit.static.values import (
+    AValue,
+    Lst,
+    Obj,
+    Prov,
+    Ser,
+    Str,
+    Text,
+    as_str,
+    join_all,
+    options,
+    prov_of,
+)
+from boundary_audit.taxonomy import BoundaryClass as BC
+
+Result = tuple[Finding, bool]
+"""A finding and whether it is `fixed` (constant or data-only: hidden by default)."""
+
+_GUARDED = frozenset({"self", "this", "cls"})
+
+
+@dataclass
+class FileContext:
+    """Per-file facts shared by the sinks of one file."""
+
+    engine: Engine
+    commit: str | None
+    wraps: list[ts.Node]
+    writes: list[WriteSite]
+    consumed: set[tuple[int, int]] = field(default_factory=set)
+    _written: list[tuple[WriteSite, AValue, Prov]] | None = None
+
+    @property
+    def path(self) -> str:
+        return self.engine.path
+
+    def gate(self, text: Text | None) -> bool:
+        """True if the launching literal lies inside a literal the BA102 query matched."""
+        if text is None or text.span is None:
+            return False
+        if text.path != self.path:
+            return True
+        return any(n.start_byte <= text.span.start_byte < n.end_byte for n in self.wraps)
+
+    def written(self) -> list[tuple[WriteSite, AValue, Prov]]:
+        """(site, target value, content provenance) of every file write in the file."""
+        if self._written is None:
+            self._written = []
+            eng = self.engine
+            for w in self.writes:
+                target: AValue | None = None
+                if w.target is not None:
+                    target = eng.value(w.target)
+                elif w.receiver is not None:
+                    recv = eng.value(w.receiver)
+                    handles = [o for o in options(recv) if isinstance(o, Obj)]
+                    if any(h.kind in ("stdin", "process") for h in handles):
+                        continue
+                    files = [h.target for h in handles if h.kind == "file" and h.target is not None]
+                    target = files[0] if files else recv
+                if target is not None:
+                    self._written.append((w, target, prov_of(eng.value(w.content))))
+        return self._written
+
+    def script(self, item: AValue) -> tuple[object, Prov] | None:
+        """The write whose target `item` names, with its content's provenance."""
+        for site, target, content in self.written():
+            if same_file(item, target):
+                return site, content
+        return None
+
+    def classify_context(self) -> C.Context:
+        """The classification context bound to this file."""
+        return C.Context(self.script, self.gate)
+
+
+def same_file(a: AValue, b: AValue) -> bool:
+    """True if two path values name the same file: same literal, or a shared variable."""
+    la, lb = C.literal(a), C.literal(b)
+    if la is not None and lb is not None:
+        return la == lb
+    va = {v for v in prov_of(a).vars if v[2] not in _GUARDED}
+    vb = {v for v in prov_of(b).vars if v[2] not in _GUARDED}
+    return bool(va & vb)
+
+
+def evaluate_sink(site: SinkSite, ctx: FileContext) -> Result | None:
+    """The finding for one sink site, or None if it is not a boundary after all."""
+    eng = ctx.engine
+    cc = ctx.classify_context()
+    kind = site.kind
+    verdict: C.Verdict | None = None
+    if kind == "process":
+        value = eng.value(site.span)
+        objs = [o for o in options(value) if isinstance(o, Obj) and o.kind in ("process", "command")]
+        for o in objs:
+            for a in options(o.argv) if o.argv is not None else ():
+                if isinstance(a, Lst) and a.span is not None:
+                    ctx.consumed.add((a.span.start_byte, a.span.end_byte))
+        verdict = C.best([C.process(o, cc) for o in objs])
+    elif kind == "argv":
+        if (site.span.start_byte, site.span.end_byte) in ctx.consumed:
+            return None
+        verdict = C.argv(eng.value(site.span, "argv"), False, cc)
+    elif kind == "shell":
+        verdict = C.shell_string(eng.value(_need(site.value)), BC.SHELL_STRING, cc)
+    elif kind in ("stdin", "stdin-oneshot", "stdin-handle"):
+        verdict = _stdin(site, ctx, cc)
+    elif kind in ("session", "pty"):
+        verdict = _session(site, ctx, cc)
+    elif kind == "tty":
+        verdict = C.written_value(eng.value(_need(site.value)), BC.TTY_KEYSTROKES, cc)
+    elif kind == "remote":
+        verdict = C.written_value(eng.value(_need(site.value)), BC.REMOTE_STRING, cc)
+    elif kind in ("remote-argv", "docker"):
+        verdict = _remote_argv(site, ctx, cc)
+    if verdict is None:
+        return None
+    return _finding(site, verdict, ctx), verdict.fixed
+
+
+def _need(node: ts.Node | None) -> ts.Node:
+    if node is None:
+        raise ValueError("sink site without @arg")
+    return node
+
+
+def _stdin(site: SinkSite, ctx: FileContext, cc: C.Context) -> C.Verdict | None:
+    eng = ctx.engine
+    receiver = eng.value(_need(site.receiver), "receiver")
+    is_shell, handle = C.receiver_shell(receiver)
+    if site.kind == "stdin-handle" and handle is None:
+        return None
+    value = eng.value(_need(site.value))
+    if is_shell is False:
+        sers = [o for o in options(value) if isinstance(o, Ser)]
+        return C.Verdict(BC.SERIALIZED, 0, sers[0].prov, "serialized into a process", sers[0].serializer) if sers else None
+    text = eng.ex.text(site.receiver)
+    fn = eng.ex.function_at(site.span)
+    persistent = site.kind in ("stdin", "stdin-handle") and (
+        text.startswith(("self.", "this.", "self->"))
+        or (handle is not None and handle.span is not None
+            and not (fn.span.start_byte <= handle.span.start_byte < fn.span.end_byte)))
+    v = C.written_value(value, BC.SHELL_SESSION if persistent else BC.SHELL_STDIN, cc)
+    if is_shell is None:
+        v = C.Verdict(v.boundary_class, v.parse_layers, v.prov, v.detail, v.sanitizer, v.fixed,
+                      v.wrap, v.write, v.notes + ("receiving process not resolved",))
+    return v
+
+
+def _session(site: SinkSite, ctx: FileContext, cc: C.Context) -> C.Verdict | None:
+    eng = ctx.engine
+    is_shell, handle = (C.receiver_shell(eng.value(site.receiver)) if site.receiver is not None
+                        else (None, None))
+    if is_shell is False:
+        return None
+    if site.kind == "pty":
+        if handle is None or not handle.pty:
+            return None
+        return C.written_value(eng.value(_need(site.value)), BC.TTY_KEYSTROKES, cc)
+    return C.written_value(eng.value(_need(site.value)), BC.SHELL_SESSION, cc)
+
+
+def _remote_argv(site: SinkSite, ctx: FileContext, cc: C.Context) -> C.Verdict | None:
+    value = ctx.engine.value(_need(site.value))
+    verdicts = []
+    for o in options(value):
+        if isinstance(o, Lst):
+            verdicts.append(C.argv(o, True, cc))
+        elif site.kind == "docker":
+            v = C.shell_string(o, BC.REMOTE_STRING, cc)
+            if v.boundary_class == BC.REMOTE_STRING and not v.detail:
+                v = C.Verdict(BC.ARGV_DIRECT, 0, v.prov, "docker SDK splits the string with shlex",
+                              v.sanitizer, v.fixed)
+            verdicts.append(v)
+        else:
+            verdicts.append(C.written_value(o, BC.REMOTE_STRING, cc))
+    return C.best(verdicts)
+
+
+def _finding(site: SinkSite, v: C.Verdict, ctx: FileContext) -> Finding:
+    ex = ctx.engine.ex
+    callee = (site.span.child_by_field_name("function") or site.span.child_by_field_name("name")
+              or site.span.child_by_field_name("left"))
+    text = ex.text(callee) if callee is not None else ex.text(site.receiver) if site.receiver else ""
+    sink = sink_label(text, site.kind)
+    primary = F.node_location(ctx.path, site.span, ctx.commit, f"sink: {sink}" if sink else "sink")
+    write = None
+    if isinstance(v.write, WriteSite):
+        write = F.node_location(ctx.path, v.write.span, ctx.commit, "model output written to the file here")
+    return F.build(v, primary, ex.lang, sink, write)
+
+
+def sink_label(text: str, kind: str) -> str:
+    """A short, one-line name for the sink API (`Command::new(…).output` for long chains)."""
+    flat = " ".join(text.split())
+    if kind == "argv" and flat.startswith(("[", "(", "vec!", "[]")):
+        return "argv list"
+    if "(" in flat and ")." in flat:
+        head = flat.split("(", 1)[0]
+        return f"{head}(…).{flat.rsplit(').', 1)[1]}"
+    return flat if len(flat) <= 60 else flat[:57] + "…"
+
+
+def serialized_templates(sites: list[TemplateSite], ctx: FileContext) -> list[Result]:
+    """BA501 findings for hand-built JSON templates holding model-controlled values."""
+    out: list[Result] = []
+    seen: set[tuple[int, int]] = set()
+    eng = ctx.engine
+    for site in sites:
+        root = template_root(site.span)
+        key = (root.start_byte, root.end_byte)
+        if key in seen:
+            continue
+        seen.add(key)
+        value = eng.value(root)
+        for o in options(value):
+            s = as_str(o) if isinstance(o, Str) else None
+            if s is None or not looks_like_json(s):
+                continue
+            bad = [h.hole for h in json_holes(s)
+                   if h.hole.prov.origins and not _serializer(h.hole.sanitizer)]
+            if not bad:
+                continue
+            prov = join_all(h.prov for h in bad)
+            v = C.Verdict(BC.SERIALIZED, 0, prov, "JSON built by string concatenation")
+            primary = F.node_location(ctx.path, root, ctx.commit, "hand-built JSON")
+            out.append((F.build(v, primary, eng.ex.lang, "string template", None), False))
+            break
+    return out
+
+
+def _serializer(name: str | None) -> bool:
+    from boundary_audit.static.knowledge import SANITIZERS, SERIALIZER
+
+    return any(v[0] == name and v[1] == SERIALIZER for v in SANITIZERS.values())
+
+
+_TEMPLATE_PARENTS = frozenset({
+    "binary_operator", "concatenated_string", "binary_expression", "template_string",
+    "parenthesized_expression", "interpolated_string_expression", "token_tree",
+    "macro_invocation", "argument_list", "arguments", "call", "call_expression",
+})
+
+
+def template_root(node: ts.Node) -> ts.Node:
+    """The outermost string-building expression around literal `node`."""
+    cur = node
+    while cur.parent is not None and cur.parent.type in _TEMPLATE_PARENTS:
+        parent = cur.parent
+        if parent.type in ("argument_list", "arguments"):
+            call = parent.parent
+            if call is None or not _formats(call):
+                break
+            cur = call
+            continue
+        if parent.type in ("call", "call_expression") and not _formats(parent):
+            break
+        cur = parent
+    return cur
+
+
+def _formats(call: ts.Node) -> bool:
+    fn = call.child_by_field_name("function")
+    text = fn.text.decode("utf-8", "replace") if fn is not None and fn.text else ""
+    return text.endswith(("format", "Sprintf", "format!"))
+
+
+__all__ = ["FileContext", "Location", "Span", "evaluate_sink", "serialized_templates"]

@@ -74,6 +74,12 @@ def _summary_of(doc: str | None) -> str:
     return text if end < 0 else text[: end + 1]
 
 
+def _summary(check: object) -> str:
+    own = getattr(check, "summary", None)
+    text = own() if callable(own) else own
+    return str(text) if text else _summary_of(check.__doc__)
+
+
 def _classes(check: object) -> tuple[str, ...]:
     raw = getattr(check, "classes", None) or getattr(check, "boundary_classes", None)
     if raw is None:
@@ -89,7 +95,7 @@ def check_infos(disabled: Collection[str] = ()) -> tuple[CheckInfo, ...]:
         code = str(check.code)
         status = getattr(check, "status", "stable")
         out.append(CheckInfo(
-            code=code, name=str(check.name), summary=_summary_of(check.__doc__),
+            code=code, name=str(check.name), summary=_summary(check),
             help_url=str(getattr(check, "help_url", "") or
                          f"https://boundary-audit.invalid/checks/{code}"),
             status=str(getattr(status, "value", status)), classes=_classes(check),

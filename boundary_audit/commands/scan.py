@@ -50,6 +50,7 @@ def _render(report: ScanReport, fmt: OutputFormat, output: Path | None) -> str:
 def _emit(text: str, output: Path | None) -> None:
     if output is None:
         typer.echo(text, nl=False)
+        sys.stdout.flush()
         return
     try:
         output.write_text(text, encoding="utf-8", errors="backslashreplace")

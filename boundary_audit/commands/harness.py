@@ -211,8 +211,8 @@ def compare_cmd(
     system: SystemArg,
     against: Annotated[str | None, typer.Option(
         "--against", envvar=_env("AGAINST"), rich_help_panel=RUN,
-        help="Transport to compare with (default: the system's: session, session-pipe, "
-             "script-sh).")] = None,
+        help="What to compare with: `adapter` (the system adapter's matching path; the "
+             "default), `adapter:PATH`, or a transport name (e.g. raw).")] = None,
     against_param: Annotated[list[str] | None, typer.Option(
         "--against-param", rich_help_panel=RUN, metavar="KEY=VALUE",
         help="A parameter of the --against transport (repeatable).")] = None,

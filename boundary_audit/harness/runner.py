@@ -12,12 +12,14 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from boundary_audit.errors import UsageError
 from boundary_audit.harness import driver_class
 from boundary_audit.harness import explain as explanations_mod
 from boundary_audit.harness.compare import pair
 from boundary_audit.harness.install import install
 from boundary_audit.harness.report import BASELINE, HarnessReport, build_report
 from boundary_audit.harness.suite import CellRun, Progress, no_progress, run_suite
+from boundary_audit.harness.transport import HarnessTransport
 from boundary_audit.sandbox import make_sandbox
 from boundary_audit.tasks import load_reply_set, load_tasks
 from boundary_audit.transports import make_transport
@@ -44,7 +46,8 @@ class HarnessOptions:
     timings: bool = False
     compare: bool = False
     against: str | None = None
-    """Transport to compare with; None: the system default (`HarnessSpec.default_against`)."""
+    """What to compare with: `adapter` (default: the system adapter's path this driver
+    reproduces), `adapter:<path id>`, or a transport name."""
     against_params: Params = ()
     explanations: Path | None = None
     """A user's explanations file instead of the packaged one."""
@@ -63,8 +66,7 @@ def run_harness(
     harness = cls(**dict(options.params))
     against = None
     if options.compare:
-        name = options.against or cls.spec.default_against
-        against = make_transport(name, **dict(options.against_params))
+        against = against_transport(harness, options.against, dict(options.against_params))
     found = install(cls.spec, offline=options.offline, progress=notice)
     tasks = load_tasks(options.select)
     reply_sets = [load_reply_set(name, tasks) for name in options.reply_sets]
@@ -100,6 +102,22 @@ def run_harness(
         comparison=comparison,
         timings=options.timings,
     )
+
+
+def against_transport(
+    harness: HarnessTransport, against: str | None, params: dict[str, str]
+) -> Transport:
+    """The system's adapter path (`adapter`, `adapter:<path id>`) or a named transport."""
+    name = against or "adapter"
+    if name != "adapter" and not name.startswith("adapter:"):
+        return make_transport(name, **params)
+    if params:
+        raise UsageError("--against-param sets a transport's parameters; an adapter has its own")
+    from boundary_audit.adapters import AdapterTransport, load_adapters
+
+    adapter = load_adapters([harness.spec.name])[0]
+    path_id = name.partition(":")[2] or harness.adapter_path()
+    return AdapterTransport(adapter, adapter.path(path_id))
 
 
 def _selection(select: str | None, count: int) -> str:

@@ -68,8 +68,8 @@ class HarnessSpec:
     """Modules the driver imports; the installer checks they import before stamping."""
     boundary_class: BoundaryClass
     contract: Contract
-    default_against: str
-    """The transport an adapter-less `harness compare` measures against."""
+    adapter_path: str
+    """The id of the boundary path in `system_adapters/<name>.toml` this driver reproduces."""
     startup_budget_s: float
     """Seconds the driver may take to import and start the harness, beyond the command timeout."""
     anchors: tuple[Anchor, ...] = field(default=())

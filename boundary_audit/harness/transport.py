@@ -141,6 +141,10 @@ class HarnessTransport(Transport):
             return f"the {self.spec.name} harness is not installed"
         return None
 
+    def adapter_path(self) -> str:
+        """The boundary path of the system's adapter that this configuration reproduces."""
+        return self.spec.adapter_path
+
     def driver_params(self, ws: Workspace) -> dict[str, Any]:
         """The parameters handed to the in-sandbox driver (subclasses add per-run values)."""
         return dict(self.params)

@@ -49,7 +49,7 @@ SPEC = HarnessSpec(
     ),
     boundary_class=BoundaryClass.SCRIPT_FILE,
     contract=Contract.RAW,
-    default_against="script-sh",
+    adapter_path="local-executor",
     startup_budget_s=10.0,
     anchors=(
         Anchor(
@@ -100,6 +100,9 @@ class AutoGenHarness(HarnessTransport):
             if self._docker is None:
                 self._docker = DockerSide.connect(self.params["docker_host"], self.params["image"])
             return self._docker
+
+    def adapter_path(self) -> str:
+        return "docker-executor" if self._docker_mode() else "local-executor"
 
     def _docker_mode(self) -> bool:
         return bool(self.params["executor"] == "docker")

@@ -29,7 +29,7 @@ SPEC = HarnessSpec(
     imports=("langchain.agents.middleware.shell_tool",),
     boundary_class=BoundaryClass.SHELL_SESSION,
     contract=Contract.NATIVE,
-    default_against="session-pipe",
+    adapter_path="shell-tool",
     startup_budget_s=15.0,
     anchors=(
         Anchor(

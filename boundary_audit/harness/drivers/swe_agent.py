@@ -27,7 +27,7 @@ SPEC = HarnessSpec(
     imports=("swerex.runtime.local", "pexpect", "bashlex"),
     boundary_class=BoundaryClass.SHELL_SESSION,
     contract=Contract.NATIVE,
-    default_against="session",
+    adapter_path="default",
     startup_budget_s=10.0,
     anchors=(
         Anchor(

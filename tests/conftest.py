@@ -5,4 +5,5 @@ from __future__ import annotations
 pytest_plugins: list[str] = [
     "tests.support.git_daemon",
     "tests.support.dockerd",
+    "tests.support.harness",
 ]

@@ -77,6 +77,7 @@ def test_files_reports_every_entry_with_its_skip_reason(menagerie: tuple[Path, s
     raw = {f.path: f.raw_path for f in co.files()}
     assert raw["caf\\xe9/\\xff.py"] == b"caf\xe9/\xff.py"
     assert co.read(b"caf\xe9/\xff.py") == co.read("caf\\xe9/\\xff.py") == b"name is latin-1\n"
+    assert co.read(os.fsdecode(b"caf\xe9/\xff.py")) == b"name is latin-1\n"
 
 
 def test_default_limit_is_two_mebibytes(tmp_path: Path) -> None:
@@ -112,6 +113,8 @@ def test_read_returns_exact_bytes_and_refuses_non_files(menagerie: tuple[Path, s
         "big": f"big is a directory at {short}, not a file",
         "nope.py": f"no such path at {short}: 'nope.py'",
         "caf\\xe9/nope": f"no such path at {short}: 'caf\\\\xe9/nope'",
+        "/": f"no such path at {short}: '/'",
+        "caf\udce9/nope": f"no such path at {short}: 'caf\\udce9/nope'",
     }
     for path, message in cases.items():
         with pytest.raises(SourceError) as err:

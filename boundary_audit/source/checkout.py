@@ -148,9 +148,9 @@ class Checkout:
                 e for e in list_tree(self.git_dir, self.sha, timeout=self.timeout) if e.path == path
             ]
         else:
-            raw = path if isinstance(path, bytes) else path.encode("utf-8")
+            raw = path if isinstance(path, bytes) else path.encode("utf-8", "surrogateescape")
             raw = raw.strip(b"/")
-            found = list_tree(self.git_dir, self.sha, timeout=self.timeout, path=raw)
+            found = list_tree(self.git_dir, self.sha, timeout=self.timeout, path=raw) if raw else []
             matches = [e for e in found if e.raw_path == raw]
         if not matches:
             shown = path if isinstance(path, str) else path.decode("utf-8", "backslashreplace")

@@ -13,6 +13,7 @@ PROGRAMS), and two machines with the same binaries get the same tag.
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import io
 import os
@@ -99,7 +100,14 @@ def _libraries(binaries: list[Path]) -> set[str]:
 
 
 def rootfs_entries() -> list[Entry]:
-    """Every file, directory and symlink of the image, sorted by path."""
+    """Every file, directory and symlink of the image, sorted by path (cached per process)."""
+    return list(_rootfs_entries())
+
+
+@functools.cache
+def _rootfs_entries() -> tuple[Entry, ...]:
+    # NOTE(images): resolving ~150 programs' libraries with ldd takes about a second; the host's
+    # binaries do not change under a running boundary-audit, so once per process is enough.
     programs = _programs()
     entries = {f"usr/bin/{n}": Entry(f"usr/bin/{n}", 0o755, source=p) for n, p in programs.items()}
     for lib in sorted(_libraries(sorted(set(programs.values())))):
@@ -116,7 +124,7 @@ def rootfs_entries() -> list[Entry]:
             if f.is_file() and not f.is_symlink():
                 rel = _merged(str(f))
                 entries[rel] = Entry(rel, f.stat().st_mode & 0o777, source=f)
-    return [entries[k] for k in sorted(entries)]
+    return tuple(entries[k] for k in sorted(entries))
 
 
 def rootfs_digest(entries: list[Entry]) -> str:

@@ -112,23 +112,23 @@ class HarnessTransport(Transport):
             **{k: self._coerce(k, v) if k in self.defaults else v for k, v in params.items()}
         )
 
-    def _coerce(self, key: str, value: Any) -> Any:
+    def _coerce(self, key: str, given: Any) -> Any:
         default = self.defaults[key]
         try:
             if isinstance(default, bool):
-                value = value if isinstance(value, bool) else _parse_bool(str(value))
+                value = given if isinstance(given, bool) else _parse_bool(str(given))
             elif isinstance(default, (int, float)):
-                value = type(default)(value)
+                value = type(default)(given)
                 if value <= 0:
                     raise ValueError("must be positive")
             else:
-                value = str(value)
+                value = str(given)
         except ValueError as exc:
-            raise UsageError(f"transport {self.name}: parameter {key}={value!r}: {exc}") from None
+            raise UsageError(f"transport {self.name}: parameter {key}={given!r}: {exc}") from None
         allowed = self.choices.get(key)
         if allowed and value not in allowed:
             raise UsageError(
-                f"transport {self.name}: parameter {key}={value!r} "
+                f"transport {self.name}: parameter {key}={given!r} "
                 f"is not one of {', '.join(allowed)}"
             )
         return value

@@ -17,7 +17,6 @@ from pathlib import Path
 from typing import Any
 
 from boundary_audit._data import iter_files
-from boundary_audit.adapters.fields import Table, read_file, read_toml
 from boundary_audit.adapters.model import (
     ANCHOR_KINDS,
     Adapter,
@@ -30,6 +29,7 @@ from boundary_audit.adapters.model import (
 from boundary_audit.adapters.preprocess import make_preprocessor
 from boundary_audit.errors import AdapterError, BoundaryAuditError
 from boundary_audit.probes import Probe, load_probes
+from boundary_audit.probes.fields import Table, read_file, read_toml
 from boundary_audit.taxonomy import BoundaryClass, Contract
 from boundary_audit.transports import make_transport
 
@@ -58,7 +58,7 @@ def parse_adapter(data: bytes, where: str, stem: str) -> Adapter:
     _unique(top, "paths", [p.id for p in paths])
     adapter = Adapter(id=aid, name=top.text("name"), repository=top.text("repository"),
                       commit=commit, study=row, paths=paths, source_file=where,
-                      language=top.text("language", ""))
+                      language=top.text("language", ""), order=top.get("order", int, 1000))
     top.done()
     return adapter
 
@@ -71,6 +71,7 @@ def _path(t: Table) -> BoundaryPath:
     cls = _enum(t, "boundary_class", BoundaryClass)
     path = BoundaryPath(
         id=pid, title=t.text("title"), row=t.get("row", bool, True),
+        extra=t.get("extra", bool, False),
         contract=_enum(t, "contract", Contract), boundary_class=cls,
         shell_parses=t.get("shell_parses", int, cls.parse_layers),
         parse_layers=t.strings("parse_layers"), observed=t.text("observed"),
@@ -179,6 +180,10 @@ def _packaged() -> tuple[Adapter, ...]:
     )
 
 
+def _order(adapter: Adapter) -> tuple[int, str]:
+    return adapter.order, adapter.id
+
+
 def _user_files(extra: Iterable[Path]) -> list[Path]:
     files: list[Path] = []
     for path in extra:
@@ -194,7 +199,8 @@ def load_adapters(select: Iterable[str] | None = None, extra: Iterable[Path] = (
     """Packaged adapters plus user files or folders (`extra`, which win on a shared id).
 
     `select` keeps the named ids in the given order; an unknown id is an AdapterError.
-    Without `select` the order is the packaged order (by id), then user additions.
+    Without `select` adapters come by their `order` key (the study's Table-8 order for the
+    six packaged ones; 1000 when absent), then by id.
     """
     found: dict[str, Adapter] = {a.id: a for a in _packaged()}
     user: dict[str, str] = {}
@@ -205,7 +211,7 @@ def load_adapters(select: Iterable[str] | None = None, extra: Iterable[Path] = (
         user[adapter.id] = str(path)
         found[adapter.id] = adapter
     if select is None:
-        return tuple(found.values())
+        return tuple(sorted(found.values(), key=_order))
     wanted = list(dict.fromkeys(select))
     for name in wanted:
         if name not in found:

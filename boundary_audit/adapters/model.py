@@ -71,6 +71,8 @@ class BoundaryPath:
     title: str
     row: bool
     """True: a Table-8 row of its own; False: a variant listed under the table."""
+    extra: bool
+    """True for a row the study's table does not have (compared with no study row)."""
     contract: Contract
     boundary_class: BoundaryClass
     shell_parses: int
@@ -115,6 +117,8 @@ class Adapter:
     source_file: str
     """Where the adapter was read from (a packaged path or a user file)."""
     language: str = ""
+    order: int = 1000
+    """Position in the report (the study's Table-8 order for the six); then by id."""
 
     def path(self, path_id: str) -> BoundaryPath:
         """The path with id `path_id` (KeyError if none)."""

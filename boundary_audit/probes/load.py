@@ -13,8 +13,8 @@ from functools import cache
 from pathlib import Path
 
 from boundary_audit._data import iter_files
-from boundary_audit.adapters.fields import Table, read_file, read_toml
 from boundary_audit.errors import ProbeError
+from boundary_audit.probes.fields import Table, read_file, read_toml
 from boundary_audit.probes.model import MISSING, NAME, UNEXPECTED, Probe, ProbeId
 
 

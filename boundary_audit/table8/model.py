@@ -100,6 +100,8 @@ class Row:
     path: str
     title: str
     is_row: bool
+    extra: bool
+    """Not one of the study's rows (an extra row the code shows)."""
     study_contract: str
     study_anchor: str
     study_observed: str
@@ -121,6 +123,8 @@ class Row:
     static: StaticCheck | None
     skipped: str = ""
     """Why this path could not be measured in the chosen sandbox ("" when it was)."""
+    harness: tuple[Measure, ...] = ()
+    """The system's own released code driven with the same replies (issue 6), when run."""
 
 
 @dataclass(frozen=True)
@@ -139,6 +143,8 @@ class Table8Report:
     """The transport damage is measured against (`raw`: `bash -c R`)."""
     probes: tuple[str, ...]
     rows: tuple[Row, ...]
+    baseline_facts: tuple[ProbeFact, ...] = ()
+    """What the probes show through the baseline itself (what every row is compared with)."""
     variants: tuple[Row, ...] = ()
     notes: tuple[str, ...] = ()
     schema: str = SCHEMA

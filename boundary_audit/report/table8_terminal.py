@@ -1,0 +1,76 @@
+"""The Table-8 report in the terminal: a rich table of the rows, then variants and notes.
+
+Rendered into a string through a private rich `Console` with an empty environment, so only the
+`color` and `width` arguments change the text. The columns are the Table-8 columns; the
+Markdown and JSON renderers carry the per-path detail (every anchor, probe and broken task).
+"""
+
+from __future__ import annotations
+
+import io
+
+from rich.console import Console
+from rich.table import Table
+from rich.text import Text
+
+from boundary_audit.report.table8_cells import (
+    MARK,
+    anchor_cell,
+    breaks_cell,
+    contract_cell,
+    damage_cell,
+    layers_cell,
+    observed_cell,
+    system_cell,
+)
+from boundary_audit.table8.model import Row, Table8Report
+
+
+def _table(rows: tuple[Row, ...], report: Table8Report) -> Table:
+    table = Table(show_lines=True, header_style="bold")
+    for name, ratio in (("System", 2), ("Contract", 2), ("Source anchor (file:lines @sha)", 4),
+                        ("Observed boundary", 5), ("Parse layers", 4),
+                        ("Damage (pp)", 3), ("What breaks", 4), ("Fix", 3)):
+        table.add_column(name, overflow="fold", ratio=ratio)
+    for row in rows:
+        damage = Text(damage_cell(row), style="bold red" if any(
+            m.damage_pp < 0 for m in row.measures) else "")
+        table.add_row(system_cell(row), contract_cell(row), anchor_cell(row),
+                      observed_cell(row, report), layers_cell(row), damage, breaks_cell(row),
+                      row.fix)
+    return table
+
+
+class Table8Terminal:
+    """`render(report) -> str` for a terminal of `width` columns."""
+
+    def __init__(self, *, color: bool = False, width: int = 160) -> None:
+        self.color = color
+        self.width = width
+
+    def _console(self, buf: io.StringIO) -> Console:
+        return Console(
+            file=buf, width=self.width, color_system="standard" if self.color else None,
+            force_terminal=self.color, no_color=not self.color, highlight=False, emoji=False,
+            markup=False, legacy_windows=False, soft_wrap=False, _environ={},
+        )
+
+    def render(self, report: Table8Report) -> str:
+        """Header, the table, variants, marks and notes."""
+        buf = io.StringIO()
+        out = self._console(buf)
+        out.print(Text(f"boundary-audit {report.tool_version}: Table 8 over "
+                       f"{report.task_count} tasks ({report.core_count} core), replies "
+                       f"{', '.join(report.reply_sets)}, baseline {report.baseline}, "
+                       f"sandbox {report.sandbox}", style="bold"))
+        out.print(Text(f"regenerate: {report.command}", style="dim"))
+        out.print(_table(report.rows, report))
+        if report.variants:
+            out.print(Text("Variants (measured, not table rows):", style="bold"))
+            out.print(_table(report.variants, report))
+        for row in report.all_rows:
+            if row.marked:
+                out.print(Text(f"{MARK} {row.system_name} ({row.path}): {row.marked}"))
+        for note in report.notes:
+            out.print(Text(f"note: {note}", style="dim"))
+        return buf.getvalue()

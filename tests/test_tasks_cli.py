@@ -187,4 +187,4 @@ def test_hazards_lists_the_vocabulary(capsys: pytest.CaptureFixture[str]) -> Non
         out.splitlines()[0]
         == "single-quote          an apostrophe / single quote (') in the payload"
     )
-    assert len(out.splitlines()) == 34
+    assert len(out.splitlines()) == 35

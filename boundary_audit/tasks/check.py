@@ -19,6 +19,7 @@ from boundary_audit.sandbox.interface import ExecResult, Sandbox, Workspace
 from boundary_audit.tasks.fixture import materialize
 from boundary_audit.tasks.model import Task
 from boundary_audit.tasks.mutate import flip_one_byte, stray_file
+from boundary_audit.tasks.run import carry
 from boundary_audit.tasks.validate import Verdict, validate
 from boundary_audit.transports import TRANSPORTS, make_transport
 
@@ -77,7 +78,7 @@ class Checker:
             with self.sandbox.workspace() as ws:
                 materialize(task, ws)
                 try:
-                    result = tr.execute(reply, ws, self.sandbox)
+                    result = carry(task, reply, tr, ws, self.sandbox)
                 except (BoundaryAuditError, OSError) as exc:
                     return Verdict(False, f"error: {exc}"), []
                 verdict = validate(task, ws, result)

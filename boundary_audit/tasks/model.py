@@ -152,6 +152,10 @@ class Task:
     """Transports on which the oracle is known, by design, to fail."""
     notes: str = ""
     """Why the task is built the way it is (mechanism, designed breakages)."""
+    followup: str = ""
+    """The harness's next command, run after the reply in the same session (stateful
+    transports) or as a fresh process (the others); "" for none. Session state the reply
+    leaves behind (a `cd`, a dead shell, a redirected stdout) shows in what it does."""
 
     @property
     def boundary(self) -> str | None:

@@ -58,6 +58,7 @@ def _read_task(node: Node, rel: str) -> Task:
         instruction=node.string("instruction"),
         hazards=tuple(node.strings("hazards", check=_hazard_problem)),
         notes=node.string("notes", ""),
+        followup=_reply(node, "followup") if node.has("followup") else "",
         fixture=fixture,
         oracle=_reply(node, "oracle"),
         naive=_reply(node, "naive"),

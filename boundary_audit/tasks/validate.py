@@ -1,6 +1,7 @@
 """The declarative validator: decide pass/fail from the exact final state of one run.
 
-Checks, in the order their problems are reported: the run did not time out; the work dir
+Checks, in the order their problems are reported: the boundary did not refuse the reply (a
+transport result's `rejected`); the run did not time out; the work dir
 holds exactly the expected tree (`tree.compare_tree`); the fixture repository's HEAD history
 and tree; the calls recorded by argv recorders; the environment seen by env recorders; stdout.
 A failing verdict's reason lists the first three problems (each saying exactly what differed:
@@ -51,6 +52,9 @@ def validate(task: Task, ws: Workspace, result: ExecResult) -> Verdict:
 def problems(task: Task, ws: Workspace, result: ExecResult) -> list[str]:
     """Every difference between the run's final state and the expected one."""
     found: list[str] = []
+    refused = getattr(result, "rejected", "")  # transports.interface.TransportResult
+    if refused:
+        found.append(f"the boundary refused the reply: {refused}")
     if result.timed_out:
         found.append(f"timed out after {result.duration_s:.1f}s")
     found.extend(compare_tree(task, ws.work))

@@ -41,6 +41,7 @@ HAZARDS: MappingProxyType[str, str] = MappingProxyType(
         "session-exit": "an exit that ends the shell the reply runs in",
         "errexit": "set -e, which makes any failing command end the shell",
         "exec-redirect": "exec with a redirect, which rewires the shell's own output",
+        "session-cd": "a cd that outlives the reply in a persistent shell",
         "shell-operator": "pipes, redirects or && that need a shell to mean anything",
         "long-line": "a reply line or argument longer than common transport limits",
         "no-trailing-newline": "output that does not end in a newline",

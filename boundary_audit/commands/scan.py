@@ -20,6 +20,7 @@ from boundary_audit.baseline import write_baseline
 from boundary_audit.errors import ExitCode, ReportError
 from boundary_audit.report import OutputFormat, ScanReport, formatter_for, summary_line
 from boundary_audit.scan_run import StaticOptions, gate, run_static
+from boundary_audit.source import ENV_CACHE_DIR
 from boundary_audit.taxonomy import BoundaryClass, Confidence, Severity
 
 SOURCE, STATIC, OUTPUT, GATE = "Source", "Static", "Output", "Gate"
@@ -88,7 +89,7 @@ def scan(
         "--refresh", envvar=_env("REFRESH"), rich_help_panel=SOURCE,
         help="Fetch the remote even when the cached mirror has the revision.")] = False,
     cache_dir: Annotated[Path | None, typer.Option(
-        "--cache-dir", envvar=_env("CACHE_DIR"), rich_help_panel=SOURCE, file_okay=False,
+        "--cache-dir", envvar=ENV_CACHE_DIR, rich_help_panel=SOURCE, file_okay=False,
         help="Where bare mirrors are cached (default: the user cache directory).")] = None,
     include_constant: Annotated[bool, typer.Option(
         "--include-constant", envvar=_env("INCLUDE_CONSTANT"), rich_help_panel=STATIC,

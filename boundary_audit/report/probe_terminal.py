@@ -56,8 +56,10 @@ class ProbeTerminalFormat:
             soft_wrap=True,
         )
         if s.cells:
+            out.print(Text("Pass rate per reply set and transport", style="bold"), soft_wrap=True)
             out.print(self._overview(report))
         for reply_set in dict.fromkeys(c.reply_set for c in s.cells):
+            out.print(Text(f"Pass rate per family: {reply_set}", style="bold"), soft_wrap=True)
             out.print(self._families(report, reply_set))
         for note in report.notes:
             out.print(f"note: {note}", soft_wrap=True)
@@ -67,7 +69,7 @@ class ProbeTerminalFormat:
 
     def _overview(self, report: ProbeReport) -> Table:
         damage = {(d.reply_set, d.transport): d.effect for d in report.summary.damage}
-        table = Table(title="Pass rate per reply set and transport", header_style="bold")
+        table = Table(header_style="bold")
         table.add_column("Reply set", overflow="fold")
         table.add_column("Transport", overflow="fold")
         table.add_column("Passed", justify="right")
@@ -85,7 +87,7 @@ class ProbeTerminalFormat:
 
     def _families(self, report: ProbeReport, reply_set: str) -> Table:
         cells = [c for c in report.summary.cells if c.reply_set == reply_set]
-        table = Table(title=f"Pass rate per family: {reply_set}", header_style="bold")
+        table = Table(header_style="bold")
         table.add_column("Family", overflow="fold")
         for c in cells:
             table.add_column(c.transport, justify="right", overflow="fold")

@@ -10,6 +10,7 @@ says which findings trip `--fail-on`.
 
 from __future__ import annotations
 
+import inspect
 import shlex
 from collections.abc import Callable, Collection, Iterable, Sequence
 from dataclasses import dataclass
@@ -99,7 +100,7 @@ def check_infos(disabled: Collection[str] = ()) -> tuple[CheckInfo, ...]:
             help_url=str(getattr(check, "help_url", "") or
                          f"https://boundary-audit.invalid/checks/{code}"),
             status=str(getattr(status, "value", status)), classes=_classes(check),
-            enabled=code not in disabled,
+            enabled=code not in disabled, help=inspect.cleandoc(check.__doc__ or ""),
         ))
     return tuple(sorted(out, key=lambda c: c.code))
 

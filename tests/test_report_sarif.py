@@ -65,6 +65,10 @@ def test_rules_come_from_the_check_set() -> None:
     assert ba102["helpUri"] == "https://boundary-audit.invalid/checks/BA102"
     assert ba102["shortDescription"] == {
         "text": "Model text is quoted into a command a shell parses twice."}
+    assert ba102["help"]["markdown"] == (
+        "Model text is quoted into a command a shell parses twice.\n\n## What it does\n"
+        "Finds `f'ssh h \"{cmd}\"'` and friends.\n\n"
+        "[Documentation](https://boundary-audit.invalid/checks/BA102)")
     assert rules[4]["defaultConfiguration"] == {"enabled": False}
     for result in run["results"]:
         assert rules[result["ruleIndex"]]["id"] == result["ruleId"]

@@ -40,6 +40,8 @@ class CheckInfo:
     """Boundary classes the check can report (taxonomy values)."""
     enabled: bool = True
     """False when the configuration disabled it for this run."""
+    help: str = ""
+    """The check's full documentation (Markdown, ruff-style headings), or ''."""
 
 
 @dataclass(frozen=True)

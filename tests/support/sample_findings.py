@@ -45,7 +45,8 @@ CHECKS = (
               "https://boundary-audit.invalid/checks/BA101", "stable", ("shell-string",)),
     CheckInfo("BA102", "nested-shell-string", "Model text is quoted into a command a shell "
               "parses twice.", "https://boundary-audit.invalid/checks/BA102", "stable",
-              ("nested-string",)),
+              ("nested-string",), help="Model text is quoted into a command a shell parses "
+              "twice.\n\n## What it does\nFinds `f'ssh h \"{cmd}\"'` and friends."),
     CheckInfo("BA201", "shell-session-write", "Model text is written into a persistent shell.",
               "https://boundary-audit.invalid/checks/BA201", "preview", ("shell-session",)),
     CheckInfo("BA202", "tmux-keystrokes", "Model text is typed into a terminal.",

@@ -215,6 +215,22 @@ def test_baseline_accepts_moved_code_and_reports_new_sinks(
     assert active == [(len(moved.splitlines()), "nested-string")]
 
 
+def test_inline_suppression_is_counted_and_no_ignores_overrides_it(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    lines = HARNESS.decode().splitlines()
+    reason = "commands are vetted upstream"
+    lines[SHELL_LINE - 1] += f"  # boundary-audit: ignore[{SHELL_CODE}] {reason}"
+    path = tmp_path / "inline"
+    sha = make_repo(path, {"agent/tools.py": ("\n".join(lines) + "\n").encode()})
+    rc, out, err = _scan(capsys, str(path), "-j", "1", "-f", "json", "--fail-on", "shell-string")
+    assert rc == ExitCode.OK and err == _summary(str(path), sha, 2, suppressed=1, skipped=0)
+    shell = next(f for f in json.loads(out)["findings"] if f["class"] == "shell-string")
+    assert shell["suppressed"] == {"kind": "inline", "reason": reason}
+    rc, out, err = _scan(capsys, str(path), "-j", "1", "-f", "json", "--no-ignores",
+                         "--fail-on", "shell-string")
+    assert rc == ExitCode.GATE and err.startswith(_summary(str(path), sha, 2, skipped=0))
+
+
 def test_uncommitted_changes_are_noted_on_stderr(tmp_path: Path,
                                                 capsys: pytest.CaptureFixture[str]) -> None:
     path = tmp_path / "dirty"

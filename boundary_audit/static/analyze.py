@@ -17,7 +17,8 @@ from boundary_audit.static import findings as F
 from boundary_audit.static import suppress
 from boundary_audit.static.checks import BY_CODE, CHECKS
 from boundary_audit.static.checks.base import CommentSite, SinkSite, Site, TemplateSite, WriteSite
-from boundary_audit.static.dataflow import Engine, Resolver
+from boundary_audit.static import crossfile
+from boundary_audit.static.dataflow import Engine
 from boundary_audit.static.extract import extractor_for
 from boundary_audit.static.parsing import TooDeep, parse
 from boundary_audit.static.queries import bundle
@@ -47,11 +48,10 @@ def collect_sites(lang: str, root: ts.Node) -> list[Site]:
 
 
 def analyze_file(path: str, data: bytes, lang: str, *, commit: str | None,
-                 include_constant: bool = False, no_ignores: bool = False,
-                 resolver: Resolver | None = None) -> FileResult:
-    """Findings (or a skip) for one file of language `lang`."""
+                 include_constant: bool = False, no_ignores: bool = False) -> FileResult:
+    """Findings (or a skip) for one file of language `lang` (other files via the corpus)."""
     try:
-        return _analyze(path, data, lang, commit, include_constant, no_ignores, resolver)
+        return _analyze(path, data, lang, commit, include_constant, no_ignores, crossfile.active())
     except TooDeep as exc:
         return FileResult(skipped=Skipped(path, f"too deeply nested: {exc}"))
     except RecursionError:
@@ -59,7 +59,7 @@ def analyze_file(path: str, data: bytes, lang: str, *, commit: str | None,
 
 
 def _analyze(path: str, data: bytes, lang: str, commit: str | None, include_constant: bool,
-             no_ignores: bool, resolver: Resolver | None) -> FileResult:
+             no_ignores: bool, corpus: crossfile.Corpus | None) -> FileResult:
     tree = parse(lang, data)
     sites = collect_sites(lang, tree.root_node)
     sinks = [s for s in sites if isinstance(s, SinkSite)]
@@ -67,7 +67,7 @@ def _analyze(path: str, data: bytes, lang: str, commit: str | None, include_cons
     if not sinks and not json_sites:
         return FileResult()
     ex = extractor_for(lang)(lang, path, data, tree)
-    engine = Engine(ex, resolver)
+    engine = Engine(ex, corpus)
     ctx = FileContext(engine, commit,
                       wraps=[s.span for s in sites if isinstance(s, TemplateSite) and s.check == "BA102"],
                       writes=[s for s in sites if isinstance(s, WriteSite)])
@@ -83,7 +83,7 @@ def _analyze(path: str, data: bytes, lang: str, commit: str | None, include_cons
 
 def order_sinks(sinks: list[SinkSite]) -> list[SinkSite]:
     """Unique sinks, calls before bare argv literals (so literals a call consumes are known)."""
-    seen: set[tuple[int, int, str]] = set()
+    seen: set[tuple[int, int, str, int, int]] = set()
     unique = []
     for s in sinks:
         if s.key not in seen:

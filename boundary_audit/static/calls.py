@@ -93,6 +93,9 @@ class CallEvaluator:
         cn = self.canonical(call, fn)
         last = cn.rsplit(".", 1)[-1]
         arg0 = call.args[0] if call.args else None
+        if K.inert_call(cn) or (not call.args and not call.kwargs and cn not in HANDLE_CONSTRUCTORS
+                                and self.ex.lang in _CTOR_LANGS and _constructor(call.name)):
+            return Opq(EMPTY)
         if cn in K.SANITIZERS or call.name in K.SANITIZERS:
             display, kind = K.SANITIZERS.get(cn) or K.SANITIZERS[call.name]
             inner = prov_of(self.engine.eval(arg0, fn)) if arg0 is not None else EMPTY
@@ -185,6 +188,11 @@ class CallEvaluator:
             targets = [f for f in self.ex.functions_named(callee.name) if f.cls == fn.cls]
         else:
             return None
+        if not targets and isinstance(callee, Ref) and self.engine.corpus is not None:
+            cn = self.ex.canonical(call.name)
+            if cn != call.name:
+                values = self.engine.corpus.return_values(self.engine, call, cn)
+                return alts(values) if values else None
         if not targets or self.engine.depth >= 6:
             return None
         self.engine.depth += 1
@@ -240,6 +248,15 @@ def _dotted(expr: Ref | Attr) -> str:
     base = expr.base
     head = _dotted(base) if isinstance(base, (Ref, Attr)) else "?"
     return f"{head}.{expr.name}"
+
+
+_CTOR_LANGS = frozenset({"python", "javascript", "typescript", "tsx"})
+
+
+def _constructor(name: str) -> bool:
+    """`Foo()` / `mod.Foo()` with no arguments: a fresh object that carries no text."""
+    last = name.rsplit(".", 1)[-1].rsplit("::", 1)[-1]
+    return bool(last) and last[0].isupper() and not last.isupper() and name.count("?") == 0
 
 
 def _splits_words(call: Call) -> bool:

@@ -184,7 +184,7 @@ def argv(value: AValue, remote: bool, ctx: Context = NO_CONTEXT) -> Verdict:
         if tail and not prov_of(tail[-1]).constant:
             v = shell_string(tail[-1], BC.SHELL_STRING, ctx)
             return replace(v, detail=v.detail or f"tmux {rest_words[0]}")
-    written = _script_target(items[i:], ctx.script)
+    written = _script_target(items[i:], ctx.script) if head is None or prog in K.INTERPRETERS else None
     if written is not None:
         site, content = written
         name = head or "interpreter"
@@ -280,15 +280,18 @@ def receiver_shell(receiver: AValue) -> tuple[bool | None, Obj | None]:
     for o in options(receiver):
         if isinstance(o, Obj) and o.kind in ("process", "stdin", "command"):
             argv_value = o.argv
+            words: list[str | None] = []
             if o.shell:
-                return False, o
-            words = []
+                text = literal(argv_value) if argv_value is not None else None
+                if text is None:
+                    return False, o
+                argv_value = Str((Text(text),))
             for a in options(argv_value) if argv_value is not None else ():
                 if isinstance(a, Lst):
                     words = [literal(i) for i in a.items]
                 elif isinstance(a, (Str, Tok)):
                     text = literal(a.source if isinstance(a, Tok) else a)
-                    words = text.split() if text else [None]
+                    words = list(text.split()) if text else [None]
             i = _skip_wrappers(words)
             if i < len(words) and words[i] is not None:
                 prog = K.program_name(words[i] or "")

@@ -1,8 +1,192 @@
-"""Cross-file tracing (second pass). Placeholder until implemented."""
+"""Cross-file tracing: parameters whose callers live in other files, imported return values.
+
+The scan installs the whole set of scanned files as a `Corpus` before analysing them (each
+worker process gets it once). When the engine needs the value of a parameter of function
+`f`, `Corpus.param_values` looks for calls of `f` in the other files of the same language
+family that mention `f(` (for a method, `.f(`), evaluates the argument there with a fresh
+engine, and returns those values; for a plain function the other file must import it by
+name. `Corpus.return_values` evaluates the returns of a function imported by name from a
+module of the corpus (`from tools import get_command`, `import { f } from "./tools"`).
+Depth is bounded (`MAX_HOPS`) and results are cached per (file, function, parameter), so
+tracing stays cheap and deterministic.
+"""
 
 from __future__ import annotations
 
+from collections import OrderedDict
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
-def resolve(work, results, commit, options):  # type: ignore[no-untyped-def]
-    """Return results unchanged."""
-    return results
+from boundary_audit.static.extract import extractor_for
+from boundary_audit.static.extract.base import Extractor
+from boundary_audit.static.ir import Attr, Call, Function, Ref, Spread
+from boundary_audit.static.parsing import TooDeep, parse
+from boundary_audit.static.values import AValue, Opq, Step, UNKNOWN
+
+if TYPE_CHECKING:
+    from boundary_audit.static.dataflow import Engine
+
+MAX_HOPS = 2
+"""How many file boundaries one trace may cross."""
+MAX_FILES = 25
+"""Candidate files examined per function."""
+GENERIC_NAMES = frozenset({
+    "run", "main", "__init__", "new", "call", "execute", "get", "set", "update", "start", "stop",
+    "close", "open", "read", "write", "send", "init", "create", "handle", "process", "apply",
+    "build", "load", "save", "exec", "spawn", "invoke", "default", "from", "into", "next",
+})
+"""Names too common to match by text across files."""
+FAMILY = {"python": "py", "javascript": "js", "typescript": "js", "tsx": "js", "rust": "rs",
+          "go": "go", "shell": "sh"}
+
+
+@dataclass
+class Corpus:
+    """Every scanned file, for lookups from any file's engine."""
+
+    files: dict[str, tuple[str, bytes]]
+    """path -> (language, content)."""
+    _extractors: OrderedDict[str, Extractor | None] = field(default_factory=OrderedDict)
+    _params: dict[tuple[str, int, str], list[AValue]] = field(default_factory=dict)
+    _found: dict[tuple[str | None, bytes], list[str]] = field(default_factory=dict)
+
+    def extractor(self, path: str) -> Extractor | None:
+        """The (cached) extractor of another file, or None if it cannot be analysed."""
+        if path in self._extractors:
+            self._extractors.move_to_end(path)
+            return self._extractors[path]
+        lang, data = self.files[path]
+        try:
+            ex: Extractor | None = extractor_for(lang)(lang, path, data, parse(lang, data))
+        except (TooDeep, RecursionError, ValueError):
+            ex = None
+        self._extractors[path] = ex
+        if len(self._extractors) > 64:
+            self._extractors.popitem(last=False)
+        return ex
+
+    def candidates(self, lang: str, needle: bytes, exclude: str) -> list[str]:
+        """Paths of the same language family whose text contains `needle` (sorted, capped)."""
+        family = FAMILY.get(lang)
+        key = (family, needle)
+        if key not in self._found:
+            self._found[key] = [p for p, (lg, data) in sorted(self.files.items())
+                                if FAMILY.get(lg) == family and needle in data]
+        return [p for p in self._found[key] if p != exclude][:MAX_FILES]
+
+    def engine_for(self, ex: Extractor, hops: int) -> Engine:
+        from boundary_audit.static.dataflow import Engine
+
+        engine = Engine(ex, self if hops < MAX_HOPS else None)
+        engine.hops = hops
+        return engine
+
+    def param_values(self, engine: Engine, fn: Function, name: str) -> list[AValue]:
+        """Values passed to parameter `name` of `fn` by calls in other files."""
+        if fn.name in GENERIC_NAMES or len(fn.name) < 4 or fn.key == -1:
+            return []
+        key = (engine.path, fn.key, name)
+        if key in self._params:
+            return self._params[key]
+        self._params[key] = []
+        param = fn.param(name)
+        needle = (f".{fn.name}(" if fn.is_method else f"{fn.name}(").encode()
+        out: list[AValue] = []
+        for path in self.candidates(engine.ex.lang, needle, engine.path):
+            ex = self.extractor(path)
+            same_package = FAMILY.get(ex.lang) == "go" and path.rsplit("/", 1)[0] == engine.path.rsplit("/", 1)[0]
+            if ex is None or (not fn.is_method and not same_package and not _imports(ex, fn.name)):
+                continue
+            other = self.engine_for(ex, getattr(engine, "hops", 0) + 1)
+            for node in ex.call_nodes(fn.name):
+                call = ex.expr(node)
+                if not isinstance(call, Call) or param is None:
+                    continue
+                via_attr = isinstance(call.callee, Attr)
+                if fn.is_method != via_attr:
+                    continue
+                arg = call.kwarg(name)
+                if arg is None:
+                    index = param.index - (1 if fn.self_param else 0)
+                    if any(isinstance(a, Spread) for a in call.args[: index + 1]):
+                        out.append(Opq(UNKNOWN))
+                        continue
+                    arg = call.args[index] if 0 <= index < len(call.args) else None
+                if arg is None:
+                    continue
+                from boundary_audit.static.calls import with_step
+
+                value = other.eval(arg, ex.function_at(node))
+                out.append(with_step(value, Step(path, call.span, f"passed as `{name}` to {fn.name}()")))
+        self._params[key] = out
+        return out
+
+    def return_values(self, engine: Engine, call: Call, canonical: str) -> list[AValue]:
+        """Return values of an imported function defined in another scanned file."""
+        module, _, fname = canonical.rpartition(".")
+        if not module or not isinstance(call.callee, Ref):
+            return []
+        for path in self.module_paths(engine.path, module, engine.ex.lang):
+            ex = self.extractor(path)
+            if ex is None:
+                continue
+            targets = [f for f in ex.functions_named(fname) if not f.is_method]
+            if targets:
+                other = self.engine_for(ex, getattr(engine, "hops", 0) + 1)
+                values = [other.eval(r, t) for t in targets for r in ex.filled(t).returns]
+                from boundary_audit.static.calls import with_step
+
+                step = Step(path, targets[0].span, f"value returned by {fname}() in {path}")
+                return [with_step(v, step) for v in values]
+        return []
+
+    def module_paths(self, here: str, module: str, lang: str) -> list[str]:
+        """Corpus paths that may define `module` as imported from file `here`."""
+        base = here.rsplit("/", 1)[0] if "/" in here else ""
+        if FAMILY.get(lang) == "py":
+            rel = module.lstrip(".")
+            dots = len(module) - len(rel)
+            stem = rel.replace(".", "/")
+            roots = [base] if dots else [""] + [base]
+            for _ in range(max(dots - 1, 0)):
+                roots = [r.rsplit("/", 1)[0] if "/" in r else "" for r in roots]
+            names = [f"{r}/{stem}" if r else stem for r in roots]
+            wanted = [f"{n}.py" for n in names] + [f"{n}/__init__.py" for n in names]
+        elif FAMILY.get(lang) == "js" and module.startswith("."):
+            joined = _join(base, module)
+            wanted = [f"{joined}{ext}" for ext in (".ts", ".tsx", ".js", ".mjs", ".cjs", "/index.ts", "/index.js")]
+        else:
+            return []
+        return [w for w in wanted if w in self.files]
+
+
+def _join(base: str, rel: str) -> str:
+    parts = [p for p in base.split("/") if p]
+    for piece in rel.split("/"):
+        if piece == "..":
+            if parts:
+                parts.pop()
+        elif piece not in (".", ""):
+            parts.append(piece)
+    return "/".join(parts)
+
+
+def _imports(ex: Extractor, name: str) -> bool:
+    """True if `ex`'s file imports `name` (or defines it locally)."""
+    if name in ex.imports:
+        return True
+    return any(v.rsplit(".", 1)[-1] == name or v.rsplit("::", 1)[-1] == name for v in ex.imports.values())
+
+
+_ACTIVE: Corpus | None = None
+
+
+def install(files: dict[str, tuple[str, bytes]]) -> None:
+    """Make `files` the corpus of this process (called in the parent and in each worker)."""
+    global _ACTIVE
+    _ACTIVE = Corpus(files) if files else None
+
+
+def active() -> Corpus | None:
+    """The corpus installed in this process, if any."""
+    return _ACTIVE

@@ -11,7 +11,7 @@ of the non-cyclic paths), memoised per (expression, function), and bounded by a 
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from typing import TYPE_CHECKING
 
 import tree_sitter as ts
 
@@ -61,17 +61,19 @@ MAX_STEPS = 4000
 MAX_CALL_DEPTH = 6
 """How many function boundaries (returns or parameters) one trace may cross."""
 
-Resolver = Callable[["Engine", Function, str], list[AValue]]
-"""Cross-file hook: values passed to parameter `name` of `fn` by callers in other files."""
+if TYPE_CHECKING:
+    from boundary_audit.static.crossfile import Corpus
 
 
 class Engine:
     """Evaluates expressions of one file to abstract values."""
 
-    def __init__(self, ex: Extractor, resolver: Resolver | None = None) -> None:
+    def __init__(self, ex: Extractor, corpus: Corpus | None = None) -> None:
         self.ex = ex
         self.path = ex.path
-        self.resolver = resolver
+        self.corpus = corpus
+        self.hops = 0
+        """File boundaries crossed to reach this engine (cross-file tracing)."""
         self._memo: dict[tuple[object, ...], AValue] = {}
         self._alive: dict[int, Expr] = {}
         """Keeps every evaluated expression alive so its id() cannot be reused by a new one."""
@@ -194,8 +196,8 @@ class Engine:
             return Opq(Prov(frozenset({Origin("tool-call", f"parameter `{name}` of tool `{fn.name}`",
                                               self.path, p.span, Contract.NATIVE)})))
         found = self.calls.arguments_for(fn, p)
-        if not found and self.resolver is not None:
-            found = self.resolver(self, fn, name)
+        if self.corpus is not None:
+            found = found + self.corpus.param_values(self, fn, name)
         if found:
             return alts(found)
         if K.is_command_name(name) or K.is_tool_param(name):
@@ -232,8 +234,10 @@ class Engine:
     def class_attr(self, fn: Function, target: str) -> AValue | None:
         """Join of every assignment to `self.x` in the methods of `fn`'s class."""
         values: list[AValue] = []
+        needle = target.encode()
+        data = self.ex.data
         for other in self.ex.all_functions():
-            if other.cls != fn.cls:
+            if other.cls != fn.cls or needle not in data[other.span.start_byte : other.span.end_byte]:
                 continue
             for d in self.ex.filled(other).defs.get(target, ()):
                 values.append(self.eval(d.value, other))
@@ -400,4 +404,4 @@ def concat_lists(parts: list[AValue], path: str, span: Span) -> Lst:
     return Lst(tuple(items), rest, path, span)
 
 
-__all__ = ["Engine", "Resolver", "UNKNOWN", "dotted", "str_pieces"]
+__all__ = ["Engine", "UNKNOWN", "dotted", "str_pieces"]

@@ -197,6 +197,18 @@ def skip_wrappers(words: list[str | None]) -> int:
     return i
 
 
+INERT_CALLS = ("uuid.", "secrets.token_", "time.", "os.getpid", "random.", "datetime.", "len",
+               "crypto.randomUUID", "randomUUID", "Date.now", "uuid::Uuid::new_v4", "Uuid::new_v4",
+               "uuid.New", "rand.", "process.pid", "os.Getpid", "hash", "hashlib.", "id", "int",
+               "float", "str(len")
+"""Callee-name prefixes whose results cannot carry model text (ids, times, counts, hashes)."""
+
+
+def inert_call(name: str) -> bool:
+    """True if the call's result is computed data that cannot carry a command."""
+    return any(name == p or (p.endswith(".") or p.endswith("_")) and name.startswith(p) for p in INERT_CALLS)
+
+
 def program_name(text: str) -> str:
     """`/usr/bin/bash` → `bash`; `python3.11` → `python3`."""
     base = text.rsplit("/", 1)[-1]

@@ -94,20 +94,63 @@ class QueryBundle:
         return found
 
 
+def count_patterns(text: str) -> int:
+    """Number of top-level patterns in a query source (comments and strings skipped)."""
+    depth = 0
+    count = 0
+    i = 0
+    while i < len(text):
+        ch = text[i]
+        if ch == ";":
+            nl = text.find("\n", i)
+            i = len(text) if nl < 0 else nl
+        elif ch == '"':
+            i += 1
+            while i < len(text) and text[i] != '"':
+                i += 2 if text[i] == "\\" else 1
+        elif ch in "([":
+            if depth == 0:
+                count += 1
+            depth += 1
+        elif ch in ")]":
+            depth -= 1
+        i += 1
+    return count
+
+
+def _has_capture(query: ts.Query, pattern: int, capture: int) -> bool:
+    try:
+        query.capture_quantifier(pattern, capture)
+    except SystemError:  # the binding raises for the "zero" quantifier: capture absent
+        return False
+    return True
+
+
 @cache
 def bundle(lang: str, check_names: Sequence[str]) -> QueryBundle:
-    """One compiled query holding every listed check's patterns for `lang` (cached)."""
+    """One compiled query holding every listed check's patterns for `lang` (cached).
+
+    Each file is counted, not compiled, on its own; the combined query is compiled once and
+    every pattern is checked for a `@span` capture (QueryError naming the file otherwise).
+    """
+    dialect = QUERY_DIALECT[lang]
     texts: list[str] = []
     owners: list[str] = []
     for name in check_names:
-        single = compile_query(lang, name)
-        if single is None:
+        text = query_text(dialect, name)
+        if text is None:
             continue
-        texts.append(query_text(QUERY_DIALECT[lang], name) or "")
-        owners.extend([name] * single.pattern_count)
+        texts.append(text)
+        owners.extend([name] * count_patterns(text))
     if not texts:
         return QueryBundle(lang, None, ())
     combined = compile_text(lang, "\n".join(texts), f"queries for {lang}")
     if combined.pattern_count != len(owners):
-        raise QueryError(f"queries for {lang}: pattern count mismatch after concatenation")
+        raise QueryError(f"queries for {lang}: counted {len(owners)} patterns, compiled {combined.pattern_count}")
+    names = [combined.capture_name(i) for i in range(combined.capture_count)]
+    span = names.index("span") if "span" in names else -1
+    for index, owner in enumerate(owners):
+        if span < 0 or not _has_capture(combined, index, span):
+            raise QueryError(f"{query_path(dialect, owner)}: a pattern has no @span capture")
+    validate_captures(combined, f"queries for {lang}")
     return QueryBundle(lang, combined, tuple(owners))

@@ -5,8 +5,8 @@ the results are sorted, so output does not depend on scheduling. Input that cann
 analysed becomes a `Skipped` record: files skipped upstream, missing data, files above
 `max_file_bytes`, binary content, pathological nesting, and (defensively) any internal
 error on one file, which never stops the scan. Nothing from the scanned tree is executed.
-After the per-file pass, `crossfile.resolve` re-examines findings whose value depends on a
-parameter of a function that other files call.
+Every worker first installs the scanned files as the cross-file corpus (`crossfile.install`),
+so a parameter can be traced to callers in other files.
 """
 
 from __future__ import annotations
@@ -21,6 +21,7 @@ from typing import Protocol
 
 from boundary_audit.errors import ScanError
 from boundary_audit.finding import Finding, Skipped
+from boundary_audit.static import crossfile
 from boundary_audit.static.analyze import FileResult, analyze_file
 from boundary_audit.static.parsing import detect_language
 
@@ -125,11 +126,17 @@ def _pool_context() -> multiprocessing.context.BaseContext:
 
 
 def _analyse(work: list[_Work], commit: str | None, options: ScanOptions) -> list[FileResult]:
+    corpus = {path: (lang, data) for path, data, lang in work}
     if options.jobs <= 1 or len(work) < 4:
-        return [_run_one(item, commit, options) for item in work]
+        crossfile.install(corpus)
+        try:
+            return [_run_one(item, commit, options) for item in work]
+        finally:
+            crossfile.install({})
     chunks = _chunks(work, options.jobs * 4)
     try:
-        with ProcessPoolExecutor(max_workers=options.jobs, mp_context=_pool_context()) as pool:
+        with ProcessPoolExecutor(max_workers=options.jobs, mp_context=_pool_context(),
+                                 initializer=crossfile.install, initargs=(corpus,)) as pool:
             futures = [pool.submit(_run_chunk, c, commit, options) for c in chunks]
             return [r for fut in futures for r in fut.result()]
     except OSError as exc:
@@ -141,9 +148,6 @@ def scan_files(files: Iterable[SourceFileLike], *, commit: str | None,
     """Scan source files (paths relative to the repository root) at `commit`."""
     work, skipped = _prepare(files, options.max_file_bytes)
     results = _analyse(work, commit, options)
-    from boundary_audit.static.crossfile import resolve
-
-    results = resolve(work, results, commit, options)
     languages: dict[str, int] = {}
     for _, _, lang in work:
         languages[lang] = languages.get(lang, 0) + 1

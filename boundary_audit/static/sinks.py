@@ -92,6 +92,12 @@ class FileContext:
                 return site, content
         return None
 
+    def consume(self, value: AValue) -> None:
+        """Record the argv lists inside `value`, so their literal sites are not reported again."""
+        for o in options(value):
+            if isinstance(o, Lst) and o.span is not None and o.path == self.path:
+                self.consumed.add((o.span.start_byte, o.span.end_byte))
+
     def classify_context(self) -> C.Context:
         """The classification context bound to this file."""
         return C.Context(self.script, self.gate)
@@ -117,9 +123,8 @@ def evaluate_sink(site: SinkSite, ctx: FileContext) -> Result | None:
         value = eng.value(site.span)
         objs = [o for o in options(value) if isinstance(o, Obj) and o.kind in ("process", "command")]
         for o in objs:
-            for a in options(o.argv) if o.argv is not None else ():
-                if isinstance(a, Lst) and a.span is not None:
-                    ctx.consumed.add((a.span.start_byte, a.span.end_byte))
+            if o.argv is not None:
+                ctx.consume(o.argv)
         verdict = C.best([C.process(o, cc) for o in objs])
     elif kind == "argv":
         if (site.span.start_byte, site.span.end_byte) in ctx.consumed:
@@ -152,7 +157,7 @@ def _stdin(site: SinkSite, ctx: FileContext, cc: C.Context) -> C.Verdict | None:
     eng = ctx.engine
     receiver = eng.value(_need(site.receiver), "receiver")
     is_shell, handle = C.receiver_shell(receiver)
-    if site.kind == "stdin-handle" and handle is None:
+    if site.kind in ("stdin-handle", "stdin-oneshot") and handle is None:
         return None
     value = eng.value(_need(site.value))
     if is_shell is False:
@@ -186,6 +191,7 @@ def _session(site: SinkSite, ctx: FileContext, cc: C.Context) -> C.Verdict | Non
 
 def _remote_argv(site: SinkSite, ctx: FileContext, cc: C.Context) -> C.Verdict | None:
     value = ctx.engine.value(_need(site.value))
+    ctx.consume(value)
     verdicts = []
     for o in options(value):
         if isinstance(o, Lst):

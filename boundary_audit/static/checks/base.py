@@ -45,9 +45,11 @@ class SinkSite:
     """The `@sink` node: callee or receiver (stdin stream, pty, pane, connection)."""
 
     @property
-    def key(self) -> tuple[int, int, str]:
-        """Identity for de-duplicating one sink matched by several patterns."""
-        return (self.span.start_byte, self.span.end_byte, self.kind)
+    def key(self) -> tuple[int, int, str, int, int]:
+        """Identity for de-duplicating one sink matched twice by the same reading."""
+        value = self.value.start_byte if self.value is not None else -1
+        receiver = self.receiver.start_byte if self.receiver is not None else -1
+        return (self.span.start_byte, self.span.end_byte, self.kind, value, receiver)
 
 
 @dataclass(frozen=True)

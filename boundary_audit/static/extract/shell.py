@@ -163,10 +163,11 @@ class ShellExtractor(Extractor):
 
     def redirect_body(self, node: ts.Node) -> Expr | None:
         """The heredoc or here-string fed to `node` (its redirected_statement parent)."""
+        redirects = list(node.children_by_field_name("redirect"))
         parent = node.parent
-        if parent is None or parent.type != "redirected_statement":
-            return None
-        for r in parent.children_by_field_name("redirect"):
+        if parent is not None and parent.type == "redirected_statement":
+            redirects += parent.children_by_field_name("redirect")
+        for r in redirects:
             if r.type == "herestring_redirect" and r.named_children:
                 return self.expr(r.named_children[-1])
             if r.type == "heredoc_redirect":

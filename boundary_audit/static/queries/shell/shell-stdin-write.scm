@@ -14,3 +14,9 @@
     name: (command_name (word) @_sh)) @sink.stdin-oneshot @arg
   redirect: [(herestring_redirect) (heredoc_redirect)]
   (#match? @_sh "^((/usr)?/bin/)?(bash|sh|zsh|dash|ksh|ash)$")) @span
+
+; bash <<< "$x" (the here-string belongs to the command itself)
+((command
+   name: (command_name (word) @_sh)
+   redirect: (herestring_redirect)) @span @sink.stdin-oneshot @arg
+  (#match? @_sh "^((/usr)?/bin/)?(bash|sh|zsh|dash|ksh|ash)$"))

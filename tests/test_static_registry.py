@@ -1,0 +1,128 @@
+"""The check registry is complete: docs, codes, queries and fixtures for every check."""
+
+from __future__ import annotations
+
+import re
+from importlib import resources
+from pathlib import Path
+
+import pytest
+import tree_sitter as ts
+
+from boundary_audit.errors import QueryError
+from boundary_audit.static import docs
+from boundary_audit.static.checks import BY_CODE, CHECKS, OWNER
+from boundary_audit.static.parsing import LANGUAGES, QUERY_DIALECT
+from boundary_audit.static.queries import (
+    bundle, compile_query, compile_text, count_patterns, query_text, validate_captures,
+)
+from boundary_audit.taxonomy import BoundaryClass
+from tests.test_static_fixtures import FIXTURES, codes_in
+
+CHECK_NAMES = tuple(c.name for c in CHECKS)
+
+
+@pytest.mark.parametrize("check", CHECKS, ids=lambda c: c.code)
+def test_docstring_has_every_heading_in_order(check: type) -> None:
+    doc = check.__doc__ or ""
+    found = re.findall(r"^## (.+)$", doc, flags=re.M)
+    assert found == list(docs.HEADINGS)
+    assert check.summary() and check.summary().endswith(".")
+
+
+@pytest.mark.parametrize("check", CHECKS, ids=lambda c: c.code)
+def test_code_name_status_follow_the_conventions(check: type) -> None:
+    assert re.fullmatch(r"BA[1-9]\d\d", check.code)
+    assert re.fullmatch(r"[a-z]+(-[a-z]+)+", check.name)
+    assert check.status in ("preview", "stable", "deprecated")
+    assert re.fullmatch(r"\d+\.\d+\.\d+", check.since)
+    family = {BoundaryClass.SHELL_STRING: "1", BoundaryClass.NESTED_STRING: "1",
+              BoundaryClass.SHELL_STDIN: "2", BoundaryClass.SHELL_SESSION: "2",
+              BoundaryClass.TTY_KEYSTROKES: "2", BoundaryClass.ARGV_DIRECT: "3",
+              BoundaryClass.SCRIPT_FILE: "3", BoundaryClass.REMOTE_STRING: "4",
+              BoundaryClass.SERIALIZED: "5"}
+    for cls in check.classes:
+        assert check.code[2] == family[cls]
+    if not check.classes:
+        assert check.code.startswith("BA9")
+
+
+def test_codes_and_names_are_unique_and_every_class_has_one_owner() -> None:
+    assert len(BY_CODE) == len(CHECKS) == len({c.name for c in CHECKS})
+    assert set(OWNER) == set(BoundaryClass)
+    assert [c.code for c in CHECKS] == sorted(c.code for c in CHECKS)
+
+
+@pytest.mark.parametrize("check", CHECKS, ids=lambda c: c.code)
+def test_every_check_has_queries_that_compile_for_each_language_of_their_dialect(check: type) -> None:
+    dialects = [d for d in dict.fromkeys(QUERY_DIALECT.values()) if query_text(d, check.name)]
+    assert dialects, f"{check.code} has no .scm file"
+    for lang in LANGUAGES:
+        if QUERY_DIALECT[lang] in dialects:
+            query = compile_query(lang, check.name)
+            assert query is not None
+            assert query.pattern_count == count_patterns(query_text(QUERY_DIALECT[lang], check.name) or "")
+
+
+def test_no_query_file_without_a_registered_check() -> None:
+    root = resources.files("boundary_audit.static").joinpath("queries")
+    for dialect in root.iterdir():
+        for scm in dialect.iterdir():
+            assert scm.name.endswith(".scm")
+            assert scm.name[:-4] in CHECK_NAMES, f"orphan query {dialect.name}/{scm.name}"
+
+
+@pytest.mark.parametrize("lang", LANGUAGES)
+def test_bundle_compiles_and_maps_every_pattern_to_its_check(lang: str) -> None:
+    b = bundle(lang, CHECK_NAMES)
+    assert b.query is not None
+    assert len(b.owners) == b.query.pattern_count
+    assert set(b.owners) <= set(CHECK_NAMES)
+
+
+def test_a_query_without_span_is_a_query_error() -> None:
+    query = compile_text("python", "((identifier) @sink)", "bad.scm")
+    with pytest.raises(QueryError, match=r"bad.scm: query has no @span capture"):
+        validate_captures(query, "bad.scm")
+
+
+def test_an_unknown_capture_role_is_a_query_error() -> None:
+    query = compile_text("python", "((identifier) @span @target)", "bad.scm")
+    with pytest.raises(QueryError, match=r"unknown capture role @target"):
+        validate_captures(query, "bad.scm")
+
+
+def test_a_query_that_does_not_compile_is_a_query_error() -> None:
+    with pytest.raises(QueryError, match=r"^broken.scm: "):
+        compile_text("python", "((no_such_node) @span)", "broken.scm")
+    assert isinstance(ts.Query, type)
+
+
+def test_counting_patterns_skips_comments_and_strings() -> None:
+    text = '; a (comment)\n((string) @span (#match? @span "(x)"))\n[(a) (b)] @span\n'
+    assert count_patterns(text) == 2
+
+
+@pytest.mark.parametrize("check", CHECKS, ids=lambda c: c.code)
+def test_fixture_folder_has_a_positive_and_a_negative(check: type) -> None:
+    folder = FIXTURES / check.code
+    files = sorted(p for p in folder.iterdir() if p.is_file())
+    positives = [p for p in files if p.name.startswith("positive_")]
+    negatives = [p for p in files if p.name.startswith("negative_")]
+    assert positives and negatives
+    assert all(check.code in codes_in(p) for p in positives)
+    assert all(check.code not in codes_in(p) for p in negatives)
+    assert {p for p in files} == set(positives) | set(negatives)
+
+
+def test_docs_checks_md_regenerates_identically() -> None:
+    path = Path(__file__).resolve().parent.parent / "docs" / "checks.md"
+    assert path.read_text(encoding="utf-8") == docs.render()
+
+
+def test_docs_check_mode_reports_a_stale_file(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.chdir(tmp_path)
+    assert docs.main(["--check"]) == 1
+    assert docs.main([]) == 0
+    assert docs.main(["--check"]) == 0
+    assert (tmp_path / "docs" / "checks.md").read_text(encoding="utf-8") == docs.render()

@@ -11,8 +11,14 @@ from boundary_audit.cli import main
 from boundary_audit.errors import AdapterError, ExitCode
 from boundary_audit.taxonomy import BoundaryClass, Contract
 
-STUDY_PINS = {"codex": "fa1d4c4", "swe-agent": "3ea751c", "langchain": "b3a6d9a",
-              "terminal-bench": "d28711d", "openhands": "850bd64", "autogen": "027ecf0"}
+STUDY_PINS = {
+    "codex": "fa1d4c4",
+    "swe-agent": "3ea751c",
+    "langchain": "b3a6d9a",
+    "terminal-bench": "d28711d",
+    "openhands": "850bd64",
+    "autogen": "027ecf0",
+}
 
 VALID = """\
 schema = 1
@@ -59,16 +65,24 @@ def test_the_six_packaged_adapters_in_study_order() -> None:
     assert [a.id for a in adapters][:6] == list(STUDY_PINS)
     assert {a.id: a.commit for a in adapters} == STUDY_PINS
     rows = [(a.id, p.id) for a in adapters for p in a.paths if p.row]
-    assert rows == [("codex", "shell-command"), ("swe-agent", "default"),
-                    ("langchain", "shell-tool"), ("terminal-bench", "send-keys"),
-                    ("openhands", "launcher"), ("openhands", "model"),
-                    ("autogen", "docker-executor")]
+    assert rows == [
+        ("codex", "shell-command"),
+        ("swe-agent", "default"),
+        ("langchain", "shell-tool"),
+        ("terminal-bench", "send-keys"),
+        ("openhands", "launcher"),
+        ("openhands", "model"),
+        ("autogen", "docker-executor"),
+    ]
     labels = [t.label for t in path_transports(adapters)]
     assert "openhands:model" in labels and "codex:snapshot" in labels
     swe = adapters[1].path("default")
     assert swe.contract is Contract.NATIVE and swe.boundary_class is BoundaryClass.SHELL_SESSION
     assert [s.name for s in swe.preprocess] == [
-        "swe-agent.handle-action", "swe-rex.syntax-check", "swe-rex.bashlex-split"]
+        "swe-agent.handle-action",
+        "swe-rex.syntax-check",
+        "swe-rex.bashlex-split",
+    ]
     assert adapters[4].path("model").extra and adapters[4].path("launcher").marked
 
 
@@ -86,30 +100,60 @@ def test_a_user_adds_a_system_with_one_file(tmp_path: Path) -> None:
 
 BROKEN = [
     ("schema = 1\nid = [", "toy.toml: invalid TOML: "),
-    (VALID.replace('name = "Toy"', 'name = "Toy"\ncolour = "red"'), "toy.toml: colour: unknown key"),
-    (VALID.replace('id = "{id}"', 'id = "other"'), "toy.toml: id: 'other' must equal the file name 'toy'"),
-    (VALID.replace('commit = "0123456789abcdef0123456789abcdef01234567"', 'commit = "main"'),
-     "toy.toml: commit: 'main' must be 7 to 40 lowercase hex digits"),
-    (VALID.replace('name = "nested"', 'name = "nestd"'),
-     "toy.toml: paths[0].transport.name: unknown transport 'nestd'"),
-    (VALID.replace('{{ name = "nested" }}', '{{ name = "raw", params = {{ flgs = "-lc" }} }}'),
-     "toy.toml: paths[0].transport.params: transport raw: unknown parameter(s) flgs"),
-    (VALID.replace('"terminal-bench.keystrokes"', '"nope"'),
-     "toy.toml: paths[0].preprocess[0]: unknown pre-processor 'nope'"),
-    (VALID.replace("lines = [3, 4]", "lines = [4, 3]"),
-     "toy.toml: paths[0].anchors[0].lines: must be [first, last] with 1 <= first <= last"),
-    (VALID.replace('quoting = "missing"', 'qoting = "missing"'),
-     "toy.toml: paths[0].expect.qoting: unknown probe"),
-    (VALID.replace('quoting = "missing"', 'quoting = "maybe"'),
-     "toy.toml: paths[0].expect.quoting: 'maybe' is not an outcome of probe quoting"),
-    (VALID.replace('boundary_class = "nested-string"\nparse', 'boundary_class = "nested"\nparse'),
-     "toy.toml: paths[0].boundary_class: 'nested' is not one of shell-string"),
-    (VALID.replace('contract = "native"', 'contract = 1'),
-     "toy.toml: paths[0].contract: must be string, not integer"),
-    (VALID + VALID[VALID.index("[[paths]]"):].replace("[paths.expect]", "[paths.expect]\n"),
-     "toy.toml: paths[1].id: duplicate path id 'main'"),
-    (VALID.replace('kind = "sink"', 'kind = "text"'),
-     "toy.toml: paths[0].anchors[0].text: missing"),
+    (
+        VALID.replace('name = "Toy"', 'name = "Toy"\ncolour = "red"'),
+        "toy.toml: colour: unknown key",
+    ),
+    (
+        VALID.replace('id = "{id}"', 'id = "other"'),
+        "toy.toml: id: 'other' must equal the file name 'toy'",
+    ),
+    (
+        VALID.replace('commit = "0123456789abcdef0123456789abcdef01234567"', 'commit = "main"'),
+        "toy.toml: commit: 'main' must be 7 to 40 lowercase hex digits",
+    ),
+    (
+        VALID.replace('name = "nested"', 'name = "nestd"'),
+        "toy.toml: paths[0].transport.name: unknown transport 'nestd'",
+    ),
+    (
+        VALID.replace('{{ name = "nested" }}', '{{ name = "raw", params = {{ flgs = "-lc" }} }}'),
+        "toy.toml: paths[0].transport.params: transport raw: unknown parameter(s) flgs",
+    ),
+    (
+        VALID.replace('"terminal-bench.keystrokes"', '"nope"'),
+        "toy.toml: paths[0].preprocess[0]: unknown pre-processor 'nope'",
+    ),
+    (
+        VALID.replace("lines = [3, 4]", "lines = [4, 3]"),
+        "toy.toml: paths[0].anchors[0].lines: must be [first, last] with 1 <= first <= last",
+    ),
+    (
+        VALID.replace('quoting = "missing"', 'qoting = "missing"'),
+        "toy.toml: paths[0].expect.qoting: unknown probe",
+    ),
+    (
+        VALID.replace('quoting = "missing"', 'quoting = "maybe"'),
+        "toy.toml: paths[0].expect.quoting: 'maybe' is not an outcome of probe quoting",
+    ),
+    (
+        VALID.replace(
+            'boundary_class = "nested-string"\nparse', 'boundary_class = "nested"\nparse'
+        ),
+        "toy.toml: paths[0].boundary_class: 'nested' is not one of shell-string",
+    ),
+    (
+        VALID.replace('contract = "native"', "contract = 1"),
+        "toy.toml: paths[0].contract: must be string, not integer",
+    ),
+    (
+        VALID + VALID[VALID.index("[[paths]]") :].replace("[paths.expect]", "[paths.expect]\n"),
+        "toy.toml: paths[1].id: duplicate path id 'main'",
+    ),
+    (
+        VALID.replace('kind = "sink"', 'kind = "text"'),
+        "toy.toml: paths[0].anchors[0].text: missing",
+    ),
 ]
 
 
@@ -137,12 +181,14 @@ def test_unknown_system_and_duplicate_user_ids(tmp_path: Path) -> None:
         load_adapters(None, [tmp_path / "missing.toml"])
 
 
-def test_cli_reports_a_bad_adapter_in_one_line(tmp_path: Path, capsys: pytest.CaptureFixture[str]
-                                               ) -> None:
+def test_cli_reports_a_bad_adapter_in_one_line(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     path = write(tmp_path, VALID.format(id="toy").replace('name = "nested"', 'name = "x"'))
     code = main(["table8", "toy", "--adapters", str(path), "--no-probes", "--no-static"])
     err = capsys.readouterr().err
     assert code == ExitCode.INPUT
     assert len(err.splitlines()) == 1
-    assert err.startswith(f"boundary-audit: error: {path}: paths[0].transport.name: "
-                          "unknown transport 'x' (known: ")
+    assert err.startswith(
+        f"boundary-audit: error: {path}: paths[0].transport.name: unknown transport 'x' (known: "
+    )

@@ -7,7 +7,14 @@ from pathlib import Path
 import pytest
 
 from boundary_audit.errors import ExitCode, ProbeError
-from boundary_audit.probes import MISSING, UNEXPECTED, load_probes, parse_probe, read_fact, run_probe
+from boundary_audit.probes import (
+    MISSING,
+    UNEXPECTED,
+    load_probes,
+    parse_probe,
+    read_fact,
+    run_probe,
+)
 from boundary_audit.sandbox import make_sandbox
 from boundary_audit.sandbox.interface import ExecResult
 from boundary_audit.transports import make_transport
@@ -23,9 +30,22 @@ missing = "did not run"
 yes = "it ran"
 """
 
-BASH_C = {"control": "inert", "cwd": "lost", "exit": "alive", "history": "off", "home": "set",
-          "interactive": "no", "login": "no", "operators": "active", "quoting": "intact",
-          "shell": "bash", "state": "lost", "stdin": "separate", "tab": "kept", "tty": "no"}
+BASH_C = {
+    "control": "inert",
+    "cwd": "lost",
+    "exit": "alive",
+    "history": "off",
+    "home": "set",
+    "interactive": "no",
+    "login": "no",
+    "operators": "active",
+    "quoting": "intact",
+    "shell": "bash",
+    "state": "lost",
+    "stdin": "separate",
+    "tab": "kept",
+    "tty": "no",
+}
 
 
 def test_packaged_probes() -> None:
@@ -51,22 +71,37 @@ def test_canary_is_read_at_a_line_start_only() -> None:
     fact = read_fact(probe, [ExecResult(0, typed + b"ba-tty=yes\r\n", b"")])
     assert (fact.outcome, fact.value) == ("yes", "yes")
     odd = read_fact(probe, [ExecResult(0, b"ba-tty=maybe\n", b"")])
-    assert (odd.outcome, odd.value, odd.meaning) == (UNEXPECTED, "maybe",
-                                                     "a value no outcome declares")
+    assert (odd.outcome, odd.value, odd.meaning) == (
+        UNEXPECTED,
+        "maybe",
+        "a value no outcome declares",
+    )
     silent = read_fact(probe, [ExecResult(1, b"", b"first\nbash: x: not found\n")])
     assert (silent.outcome, silent.detail) == (MISSING, "bash: x: not found")
 
 
-@pytest.mark.parametrize(("text", "message"), [
-    (GOOD.replace('id = "toy"', 'id = "Toy"'), "toy.toml: id: 'Toy' must equal the file name"),
-    (GOOD.replace("[outcomes]\nyes", "[outcomes]\nmissing"), "toy.toml: outcomes.missing: is reserved"),
-    (GOOD.replace("[outcomes]\nyes = \"it ran\"", "[outcomes]"), "toy.toml: outcomes: must declare"),
-    (GOOD.replace('replies = ["', 'replies = ["", "'), "toy.toml: replies: must be a non-empty"),
-    (GOOD.replace('canary = "toy"', 'canary = "t y"'), "toy.toml: canary: 't y' must match"),
-    (GOOD + 'extra = 1\n', "toy.toml: outcomes.extra: must be string"),
-    (GOOD.replace('missing = "did not run"\n', ""), "toy.toml: missing: missing"),
-    ("id = 'toy'\ntitle = \x01", "toy.toml: invalid TOML"),
-])
+@pytest.mark.parametrize(
+    ("text", "message"),
+    [
+        (GOOD.replace('id = "toy"', 'id = "Toy"'), "toy.toml: id: 'Toy' must equal the file name"),
+        (
+            GOOD.replace("[outcomes]\nyes", "[outcomes]\nmissing"),
+            "toy.toml: outcomes.missing: is reserved",
+        ),
+        (
+            GOOD.replace('[outcomes]\nyes = "it ran"', "[outcomes]"),
+            "toy.toml: outcomes: must declare",
+        ),
+        (
+            GOOD.replace('replies = ["', 'replies = ["", "'),
+            "toy.toml: replies: must be a non-empty",
+        ),
+        (GOOD.replace('canary = "toy"', 'canary = "t y"'), "toy.toml: canary: 't y' must match"),
+        (GOOD + "extra = 1\n", "toy.toml: outcomes.extra: must be string"),
+        (GOOD.replace('missing = "did not run"\n', ""), "toy.toml: missing: missing"),
+        ("id = 'toy'\ntitle = \x01", "toy.toml: invalid TOML"),
+    ],
+)
 def test_bad_probe_files(tmp_path: Path, text: str, message: str) -> None:
     path = tmp_path / "toy.toml"
     path.write_text(text, encoding="utf-8")
@@ -81,6 +116,7 @@ def test_a_user_probe_and_an_unknown_selection(tmp_path: Path) -> None:
     path.write_text(GOOD, encoding="utf-8")
     (toy,) = load_probes(["toy"], [path])
     assert parse_probe(GOOD.encode(), "x/toy.toml", "toy") == toy.__class__(
-        **{**toy.__dict__, "source_file": "x/toy.toml"})
+        **{**toy.__dict__, "source_file": "x/toy.toml"}
+    )
     with pytest.raises(ProbeError, match="unknown probe 'nope'"):
         load_probes(["nope"])

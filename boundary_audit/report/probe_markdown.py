@@ -13,6 +13,8 @@ from boundary_audit import metrics
 from boundary_audit.report.probe_model import (
     BASELINE,
     ProbeReport,
+    multi_model_sets,
+    summary_set,
 )
 
 DASH = "—"
@@ -114,10 +116,12 @@ class ProbeMarkdownFormat:
         return "\n".join(rows) + "\n"
 
     def _broken(self, report: ProbeReport) -> str:
-        flipped = {
-            (d.reply_set, d.transport, t) for d in report.summary.damage for t in d.pass_to_fail
-        }
-        broken = [r for r in report.records if (r.reply_set, r.transport, r.task_id) in flipped]
+        damage = report.summary.damage
+        flipped = {(d.reply_set, d.transport, t) for d in damage for t in d.pass_to_fail}
+        multi = multi_model_sets(report.records)
+        broken = [
+            r for r in report.records if (summary_set(r, multi), r.transport, r.task_id) in flipped
+        ]
         rows = [
             f"## What breaks: passed on {BASELINE}, failed through the boundary ({len(broken)})",
             "",

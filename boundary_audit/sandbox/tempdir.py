@@ -107,21 +107,25 @@ class TempdirSandbox(Sandbox):
         self, main_pid: int, timed_out: bool, cgroup: PidsCgroup | None, marker: bytes
     ) -> int:
         """Kill the group, the cgroup and the marked processes; count the escapees."""
-        suspects = set(_procfs.pids_with_marker(marker))
-        if cgroup is not None:
-            suspects.update(cgroup.members())
-        suspects.discard(main_pid)
+        marked = set(_procfs.pids_with_marker(marker))
+        members = set(cgroup.members()) if cgroup is not None else set()
+        suspects = (marked | members) - {main_pid}
         escaped = [
             p for p in _procfs.live(list(suspects)) if not timed_out or p.session != main_pid
         ]
         _subprocess.kill_group(main_pid)
         deadline = time.monotonic() + self.limits.grace_s
-        while True:
-            if cgroup is not None:
-                cgroup.kill_all(deadline)
+        if cgroup is not None:
+            cgroup.kill_all(deadline)
+        # NOTE(sandbox): a marked process outside the cgroup moved itself out (root can); only
+        # then, or without a cgroup, must the marker scan repeat until nothing marked is left.
+        outside = marked - members - {main_pid}
+        while (outside or cgroup is None) and time.monotonic() <= deadline:
             left = [p.pid for p in _procfs.live(_procfs.pids_with_marker(marker))]
-            if not left or time.monotonic() > deadline:
+            if not left:
                 break
             _procfs.sigkill(left)
+            if cgroup is not None:
+                cgroup.kill_all(deadline)
             time.sleep(0.002)
         return len(escaped)

@@ -1,18 +1,51 @@
 """The transport interface: carry a reply R through one boundary mechanism, for real.
 
-A transport is built from its name and parameters (e.g. `tmux` with `literal=False`), and
+A transport is built from its name and parameters (e.g. `tmux-literal` with `width=256`), and
 `execute` runs R inside a workspace of a sandbox the way that boundary does. Preparing the
 fixture and validating the final state are the runner's job, not the transport's.
+
+Every transport runs R through `sandbox.run(ws, argv, stdin=...)`: either a plain argv
+(`bash -c R`), or an in-sandbox driver program (`drivers/`) that starts the live machinery (a
+pty session, a tmux server, an sshd) inside the sandbox, so the sandbox's pid namespace and
+timeout confine everything R starts. The one exception is `docker`, whose container is itself
+the confinement.
+
+Variants of one mechanism are subclasses that fix a class attribute (the tokenizer, the
+interpreter, `send-keys -l`) and register under their own name; `defaults` holds the knobs an
+adapter may turn, each documented in `param_help`.
 """
 
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 from typing import Any, ClassVar
 
+from boundary_audit.errors import UsageError
 from boundary_audit.sandbox.interface import ExecResult, Sandbox, Workspace
 from boundary_audit.taxonomy import BoundaryClass
+
+
+@dataclass(frozen=True)
+class TransportResult(ExecResult):
+    """An ExecResult plus what the boundary itself said about the reply.
+
+    `exit_code` None with `timed_out` False means the boundary does not report an exit status
+    (e.g. tmux completion by `tmux wait`) or never ran the reply (`rejected`).
+    """
+
+    rejected: str = ""
+    """Why the boundary refused the reply before running it (`unparsable JSON: ...`, a
+    tokenizer error, an empty argv); "" when it ran. A rejected run fails with this reason."""
+    note: str = ""
+    """What the boundary observed that the exit status does not say: the reply ended the
+    session, the done marker never came, the status is not observable. "" when nothing."""
+
+
+def rejected(why: str) -> TransportResult:
+    """The result of a reply the boundary refused to run."""
+    return TransportResult(exit_code=None, stdout=b"", stderr=why.encode() + b"\n", rejected=why)
 
 
 class Transport(ABC):
@@ -24,18 +57,26 @@ class Transport(ABC):
     """The taxonomy class this transport reproduces."""
     defaults: ClassVar[Mapping[str, Any]] = {}
     """Parameter names and default values; anything else passed to __init__ is an error."""
+    param_help: ClassVar[Mapping[str, str]] = {}
+    """One line per parameter in `defaults`: what it changes and which system uses it."""
+    stateful: ClassVar[bool] = False
+    """True when replies sent with `execute_sequence` share one live session (cwd, variables,
+    functions persist); False when each reply starts from scratch."""
 
     def __init__(self, **params: Any) -> None:
-        from boundary_audit.errors import UsageError
-
         unknown = sorted(set(params) - set(self.defaults))
         if unknown:
-            raise UsageError(f"transport {self.name}: unknown parameter(s) {', '.join(unknown)}")
+            known = ", ".join(sorted(self.defaults)) or "none"
+            raise UsageError(
+                f"transport {self.name}: unknown parameter(s) {', '.join(unknown)} (known: {known})"
+            )
+        for key, value in params.items():
+            _check_type(self.name, key, value, self.defaults[key])
         self.params: dict[str, Any] = {**self.defaults, **params}
 
     @property
     def label(self) -> str:
-        """Name plus the parameters that differ from the defaults, e.g. `tmux(literal=false)`."""
+        """Name plus the parameters that differ from the defaults, e.g. `tmux-keys(width=80)`."""
         diff = {k: v for k, v in self.params.items() if self.defaults.get(k) != v}
         if not diff:
             return self.name
@@ -50,11 +91,46 @@ class Transport(ABC):
     def execute(self, reply: str, ws: Workspace, sandbox: Sandbox) -> ExecResult:
         """Run `reply` through this boundary in `ws`; the final state is left in ws.work."""
 
+    def execute_sequence(
+        self, replies: Sequence[str], ws: Workspace, sandbox: Sandbox
+    ) -> list[ExecResult]:
+        """Run `replies` one after another in `ws`, one result each.
+
+        Stateful transports send them into one live session; the others run each reply as
+        its own fresh process, so only the work dir carries state between them.
+        """
+        return [self.execute(reply, ws, sandbox) for reply in replies]
+
     def close(self) -> None:
-        """Stop anything shared across runs (an sshd, a tmux server). Idempotent."""
+        """Stop anything shared across runs (a container, an engine client). Idempotent."""
+
+
+def _check_type(transport: str, key: str, value: Any, default: Any) -> None:
+    if default is None:  # NOTE(h6): a None default means "any type"; the transport checks it
+        return
+    expected: tuple[type, ...]
+    if isinstance(default, bool):
+        expected = (bool,)
+    elif isinstance(default, (int, float)):
+        expected = (int, float)
+    elif isinstance(default, (list, tuple)):
+        expected = (list, tuple)
+    else:
+        expected = (type(default),)
+    if isinstance(value, bool) and bool not in expected:
+        ok = False
+    else:
+        ok = isinstance(value, expected)
+    if not ok:
+        want = " or ".join(t.__name__ for t in expected)
+        raise UsageError(
+            f"transport {transport}: parameter {key} must be {want}, got {type(value).__name__}"
+        )
 
 
 def _fmt(v: Any) -> str:
     if isinstance(v, bool):
         return "true" if v else "false"
+    if isinstance(v, (list, tuple)):
+        return "[" + " ".join(str(x) for x in v) + "]"
     return str(v)

@@ -1,0 +1,199 @@
+"""`docker`: `docker exec` of `["sh", "-c", R]` in a container of the locally built image.
+
+The boundary of harnesses that keep a container per task and push each command into it with
+the Docker API (Terminal-Bench's `container.exec_run`, SWE-ReX's Docker deployment, AutoGen's
+`DockerCommandLineCodeExecutor`): the argv goes to the engine as an array, so no client-side
+shell parses it, and `sh` (dash in the image) parses R once inside the container. The
+container is the confinement here, so this transport does not go through `sandbox.run`: per
+run it creates a container of the image built by `services.images` (the host's own bash,
+dash, coreutils...), with the workspace's directories bind-mounted at their inner paths (bin
+read-only), no network, no capabilities, a read-only root and the sandbox's limits, whose
+pid 1 is docker's init running `sleep infinity`; then one exec with the sandbox's scrubbed
+environment and cwd = the work dir; then the container is removed, whatever R left running.
+
+The engine is the private one of `services.dockerd` (reused when it answers, started and
+owned otherwise), or `docker_host` when given.
+"""
+
+from __future__ import annotations
+
+import shutil
+import threading
+import time
+from typing import Any
+
+from boundary_audit.errors import EnvironmentUnavailable, TransportError
+from boundary_audit.sandbox.interface import BASE_PATH, ExecResult, Sandbox, Workspace
+from boundary_audit.taxonomy import BoundaryClass
+from boundary_audit.transports.interface import Transport, TransportResult
+
+
+class DockerTransport(Transport):
+    """`docker exec CONTAINER sh -c R` in a fresh container per run."""
+
+    name = "docker"
+    boundary_class = BoundaryClass.REMOTE_STRING
+    defaults = {"shell": "sh", "flags": "-c", "docker_host": "", "timeout": 0.0}
+    param_help = {
+        "shell": "the container's shell that parses R (the image's sh is dash)",
+        "flags": "its flags, space-separated",
+        "docker_host": "engine URL (unix:///path/docker.sock); '' = the private engine",
+        "timeout": "seconds per reply; 0 means the sandbox's timeout",
+    }
+
+    def __init__(self, **params: object) -> None:
+        super().__init__(**params)
+        self._lock = threading.Lock()
+        self._client: Any = None
+        self._dockerd: Any = None
+        self.image = ""
+
+    def supports(self, sandbox: Sandbox) -> str | None:
+        if self.params["docker_host"]:
+            return None
+        from boundary_audit.services.dockerd import Dockerd, ping
+
+        if ping(Dockerd().socket) or shutil.which("dockerd", path=BASE_PATH):
+            return None
+        return "needs a Docker engine: dockerd is not installed (apt-get install docker.io)"
+
+    def _start(self) -> Any:
+        with self._lock:
+            if self._client is None:
+                import docker  # type: ignore[import-untyped]
+
+                from boundary_audit.services.dockerd import Dockerd
+                from boundary_audit.services.images import ensure_image
+
+                url = str(self.params["docker_host"])
+                if not url:
+                    self._dockerd = Dockerd()
+                    url = self._dockerd.start().url
+                try:
+                    client = docker.DockerClient(base_url=url, timeout=120, max_pool_size=16)
+                    client.ping()
+                except docker.errors.DockerException as exc:
+                    raise EnvironmentUnavailable(
+                        f"docker: engine at {url} does not answer"
+                    ) from exc
+                self.image = ensure_image(client)
+                self._client = client
+            return self._client
+
+    def execute(self, reply: str, ws: Workspace, sandbox: Sandbox) -> ExecResult:
+        client = self._start()
+        timeout = float(self.params["timeout"]) or float(sandbox.limits.timeout_s)
+        container = _create(client, self.image, ws, sandbox)
+        try:
+            argv = [str(self.params["shell"]), *str(self.params["flags"]).split(), reply]
+            return _exec(client, container, argv, ws, sandbox, timeout)
+        finally:
+            _remove(container)
+
+    def close(self) -> None:
+        with self._lock:
+            if self._client is not None:
+                self._client.close()
+                self._client = None
+            if self._dockerd is not None:
+                self._dockerd.stop()
+                self._dockerd = None
+
+
+def _mounts(ws: Workspace) -> list[Any]:
+    from docker.types import Mount  # type: ignore[import-untyped]
+
+    pairs = [(ws.tmp, ws.inner_tmp), (ws.work, ws.inner_work), (ws.home, ws.inner_home),
+             (ws.obs, ws.inner_obs)]  # fmt: skip
+    mounts = [Mount(inner, str(host), type="bind") for host, inner in pairs]
+    mounts.append(Mount(ws.inner_bin, str(ws.bin), type="bind", read_only=True))
+    return mounts
+
+
+def _create(client: Any, image: str, ws: Workspace, sandbox: Sandbox) -> Any:
+    import docker
+    from docker.types import Ulimit
+
+    lim = sandbox.limits
+    try:
+        container = client.containers.create(
+            image,
+            command=["sleep", "infinity"],
+            init=True,
+            working_dir=ws.inner_work,
+            hostname="sandbox",
+            user="0:0",
+            network_mode="none",
+            read_only=True,
+            cap_drop=["ALL"],
+            security_opt=["no-new-privileges"],
+            mounts=_mounts(ws),
+            mem_limit=lim.memory_bytes,
+            memswap_limit=lim.memory_bytes,
+            pids_limit=lim.max_procs,
+            nano_cpus=1_000_000_000,
+            ulimits=[
+                Ulimit(name="fsize", soft=lim.file_bytes, hard=lim.file_bytes),
+                Ulimit(name="core", soft=0, hard=0),
+            ],  # fmt: skip
+            labels={"boundary-audit.run": ws.run_id, "boundary-audit.transport": "docker"},
+        )
+        container.start()
+    except docker.errors.DockerException as exc:
+        raise TransportError(f"docker: cannot start a container: {exc}") from exc
+    return container
+
+
+def _exec(
+    client: Any, container: Any, argv: list[str], ws: Workspace, sandbox: Sandbox, timeout: float
+) -> TransportResult:
+    api = client.api
+    started = time.monotonic()
+    exec_id = api.exec_create(
+        container.id, argv, workdir=ws.inner_work, environment=sandbox.base_env(ws),
+        user="0:0", stdout=True, stderr=True, stdin=False, tty=False,
+    )["Id"]  # fmt: skip
+    out, err = bytearray(), bytearray()
+    cap = sandbox.limits.output_bytes
+
+    def drain() -> None:
+        try:
+            for chunk_out, chunk_err in api.exec_start(exec_id, stream=True, demux=True):
+                if chunk_out and len(out) < cap:
+                    out.extend(chunk_out[: cap - len(out)])
+                if chunk_err and len(err) < cap:
+                    err.extend(chunk_err[: cap - len(err)])
+        except Exception:  # noqa: BLE001 - the stream breaks when the container is killed
+            pass
+
+    reader = threading.Thread(target=drain, daemon=True)
+    reader.start()
+    reader.join(timeout)
+    timed_out = reader.is_alive()
+    if timed_out:
+        _kill(container)
+        reader.join(5)
+    code = None if timed_out else api.exec_inspect(exec_id).get("ExitCode")
+    return TransportResult(
+        exit_code=code, stdout=bytes(out), stderr=bytes(err), timed_out=timed_out,
+        duration_s=time.monotonic() - started,
+    )  # fmt: skip
+
+
+def _kill(container: Any) -> None:
+    try:
+        container.kill()
+    except Exception:  # noqa: BLE001 - already gone; removal follows anyway
+        pass
+
+
+def _remove(container: Any) -> None:
+    try:
+        container.remove(force=True)
+    except Exception as exc:  # noqa: BLE001
+        import docker
+
+        if not isinstance(exc, docker.errors.NotFound):
+            raise TransportError(
+                f"docker: cannot remove container {container.id[:12]}: {exc}"
+            ) from exc

@@ -1,0 +1,195 @@
+"""Driver: a persistent non-interactive bash fed through a pipe, LangChain style (in the sandbox).
+
+Mirrors `langchain.agents.middleware.shell_tool.ShellSession` (langchain 1.5.2): bash is
+started with stdin, stdout and stderr as pipes in its own session; for each reply the driver
+writes `R` (plus a newline if R lacks one), then `printf '<marker><uuid> %s\\n' $?` and a
+newline, and reads stdout and stderr line by line until a stdout line *starts with* the
+marker; the text after the space is the exit status. Output that does not end in a newline
+therefore hides the marker, a command that reads stdin eats the marker line, and `exit` ends
+the session (stdout reaches EOF).
+
+Request keys: replies, reply_timeout, shell (argv), env (null: inherit; an object: the whole
+environment), marker_prefix.
+"""
+
+from __future__ import annotations
+
+import os
+import select
+import subprocess
+import sys
+import time
+import uuid
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:  # NOTE(h6): run as a script, the driver imports its sibling directly
+    from boundary_audit.transports.drivers._driverlib import (
+        Deadline,
+        become_subreaper,
+        emit,
+        fail,
+        kill_descendants,
+        not_run,
+        read_request,
+        result,
+        returncode_status,
+    )
+else:
+    from _driverlib import (
+        Deadline,
+        become_subreaper,
+        emit,
+        fail,
+        kill_descendants,
+        not_run,
+        read_request,
+        result,
+        returncode_status,
+    )
+
+
+class PipeShell:
+    """bash on three pipes, read line by line on both output streams."""
+
+    def __init__(self, req: dict[str, Any]) -> None:
+        env = req.get("env")
+        self.proc = subprocess.Popen(
+            list(req["shell"]),
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            env=None if env is None else dict(env),
+            start_new_session=True,
+        )
+        assert self.proc.stdout and self.proc.stderr and self.proc.stdin
+        self.streams = {
+            self.proc.stdout.fileno(): bytearray(),
+            self.proc.stderr.fileno(): bytearray(),
+        }
+        for fd in self.streams:
+            os.set_blocking(fd, False)
+        self.out_fd = self.proc.stdout.fileno()
+        self.open = set(self.streams)
+
+    def write(self, data: bytes) -> bool:
+        """Write and flush; False when bash has closed its stdin (it is gone)."""
+        assert self.proc.stdin
+        try:
+            self.proc.stdin.write(data)
+            self.proc.stdin.flush()
+        except (BrokenPipeError, OSError):
+            return False
+        return True
+
+    def pump(self, timeout: float) -> None:
+        """Move whatever bash wrote into the per-stream buffers."""
+        if not self.open:
+            time.sleep(min(timeout, 0.01))
+            return
+        ready, _, _ = select.select(list(self.open), [], [], timeout)
+        for fd in ready:
+            try:
+                chunk = os.read(fd, 65536)
+            except BlockingIOError:
+                continue
+            if chunk:
+                self.streams[fd] += chunk
+            else:
+                self.open.discard(fd)
+
+    def take_line(self, fd: int) -> bytes | None:
+        """The next complete line of stream `fd`, or its unterminated rest at EOF."""
+        buf = self.streams[fd]
+        nl = buf.find(b"\n")
+        if nl < 0:
+            if fd in self.open or not buf:
+                return None
+            nl = len(buf) - 1
+        line = bytes(buf[: nl + 1])
+        del buf[: nl + 1]
+        return line
+
+
+def run_reply(shell: PipeShell, reply: str, req: dict[str, Any]) -> dict[str, Any]:
+    """Send one reply and the done marker; collect lines until the marker starts a line."""
+    started = time.monotonic()
+    deadline = Deadline(float(req["reply_timeout"]))
+    marker = f"{req['marker_prefix']}{uuid.uuid4().hex}".encode()
+    body = reply if reply.endswith("\n") else reply + "\n"
+    payload = body.encode("utf-8") + b"printf '" + marker + b" %s\\n' $?\n"
+    out, err = bytearray(), bytearray()
+    if not shell.write(payload):
+        return _ended(shell, out, err, started)
+    while True:
+        err += _drain(shell, shell.proc.stderr.fileno() if shell.proc.stderr else -1)
+        line = shell.take_line(shell.out_fd)
+        while line is not None:
+            if line.startswith(marker):
+                code = line[len(marker) :].strip()
+                status = int(code) if code.lstrip(b"-").isdigit() else None
+                err += _drain(shell, shell.proc.stderr.fileno() if shell.proc.stderr else -1)
+                return result(
+                    "ok", status, bytes(out), bytes(err), elapsed_s=time.monotonic() - started
+                )
+            out += line
+            line = shell.take_line(shell.out_fd)
+        if shell.out_fd not in shell.open:
+            return _ended(shell, out, err, started)
+        if deadline.expired():
+            return result(
+                "timeout",
+                None,
+                bytes(out),
+                bytes(err),
+                note="no line starting with the done marker before the timeout",
+                elapsed_s=time.monotonic() - started,
+            )
+        shell.pump(min(0.05, deadline.remaining()))
+
+
+def _drain(shell: PipeShell, fd: int) -> bytes:
+    got = bytearray()
+    line = shell.take_line(fd) if fd in shell.streams else None
+    while line is not None:
+        got += line
+        line = shell.take_line(fd)
+    return bytes(got)
+
+
+def _ended(shell: PipeShell, out: bytearray, err: bytearray, started: float) -> dict[str, Any]:
+    try:
+        status: int | None = returncode_status(shell.proc.wait(timeout=2))
+    except subprocess.TimeoutExpired:
+        status = None
+    err += shell.streams[shell.proc.stderr.fileno()] if shell.proc.stderr else b""
+    out += shell.streams[shell.out_fd]
+    note = f"the reply ended the session (shell exit status {status})"
+    return result(
+        "exited", status, bytes(out), bytes(err), note=note, elapsed_s=time.monotonic() - started
+    )
+
+
+def main() -> int:
+    req = read_request()
+    replies: list[str] = req["replies"]
+    log: list[str] = []
+    become_subreaper()
+    try:
+        shell = PipeShell(req)
+    except OSError as exc:
+        fail(f"cannot start {req['shell'][0]}: {exc.strerror}", len(replies), log)
+        return 1
+    results: list[dict[str, Any]] = []
+    for index, reply in enumerate(replies):
+        outcome = run_reply(shell, reply, req)
+        results.append(outcome)
+        if outcome["status"] != "ok":
+            results += not_run(len(replies) - index - 1, "not run: the session is gone")
+            break
+    log.append(f"killed {kill_descendants()} leftover process(es)")
+    emit(results, log)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,228 @@
+"""Driver: a persistent interactive bash on a pty, driven SWE-ReX style (runs in the sandbox).
+
+The shell is spawned on a fresh pty (it is its controlling terminal, so bash is interactive:
+readline, history expansion, job control, the tty line discipline). The driver waits for the
+PS1 marker, types the setup line, and then for each reply: writes `reply + "\\n"`, waits for
+the PS1 marker, writes the exit-code probe (`"\\necho EXITCODESTART$?EXITCODEEND\\n"`), and
+reads the status from its echo, exactly as `swerex.runtime.local.BashSession` does with
+pexpect. Every byte reaches bash through the pty, so tabs complete, control characters act,
+and a command that reads stdin reads what is typed next.
+
+Request keys: replies, reply_timeout, shell (argv), env (added to the environment), ps1,
+setup (one line), exit_probe, exit_pattern, echo (bool), rows, cols, startup_timeout.
+"""
+
+from __future__ import annotations
+
+import errno
+import fcntl
+import os
+import pty
+import re
+import select
+import struct
+import sys
+import termios
+import time
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:  # NOTE(h6): run as a script, the driver imports its sibling directly
+    from boundary_audit.transports.drivers._driverlib import (
+        Deadline,
+        become_subreaper,
+        emit,
+        fail,
+        kill_descendants,
+        not_run,
+        read_request,
+        result,
+        status_of,
+    )
+else:
+    from _driverlib import (
+        Deadline,
+        become_subreaper,
+        emit,
+        fail,
+        kill_descendants,
+        not_run,
+        read_request,
+        result,
+        status_of,
+    )
+
+
+class SessionGone(Exception):
+    """The shell closed the pty (it exited or was killed)."""
+
+
+class PtyShell:
+    """An interactive shell on a pty, with pexpect-like send and expect over raw bytes."""
+
+    def __init__(self, req: dict[str, Any]) -> None:
+        env = dict(os.environ)
+        env.update(req.get("env") or {})
+        argv = list(req["shell"])
+        pid, fd = pty.fork()
+        if pid == 0:  # child: the pty slave is stdin/stdout/stderr and the controlling tty
+            try:
+                if not req.get("echo", False):
+                    attrs = termios.tcgetattr(0)
+                    attrs[3] &= ~termios.ECHO
+                    termios.tcsetattr(0, termios.TCSANOW, attrs)
+                os.execvpe(argv[0], argv, env)
+            finally:
+                os._exit(127)
+        self.pid, self.fd = pid, fd
+        size = struct.pack("HHHH", int(req.get("rows", 24)), int(req.get("cols", 80)), 0, 0)
+        fcntl.ioctl(fd, termios.TIOCSWINSZ, size)
+        os.set_blocking(fd, False)
+        self.buf = bytearray()
+        self.pos = 0
+        self.wait_status: int | None = None
+
+    def _read_some(self, timeout: float) -> None:
+        ready, _, _ = select.select([self.fd], [], [], timeout)
+        if not ready:
+            return
+        try:
+            chunk = os.read(self.fd, 65536)
+        except OSError as exc:
+            if exc.errno in (errno.EAGAIN, errno.EWOULDBLOCK):
+                return
+            raise SessionGone() from exc
+        if not chunk:
+            raise SessionGone()
+        self.buf += chunk
+
+    def send(self, data: bytes, deadline: Deadline) -> None:
+        """Write `data` to the pty, draining output meanwhile so neither side blocks."""
+        view = memoryview(data)
+        while view:
+            if deadline.expired():
+                raise TimeoutError
+            _, writable, _ = select.select([], [self.fd], [], 0.05)
+            if writable:
+                try:
+                    view = view[os.write(self.fd, view) :]
+                except BlockingIOError:
+                    pass
+                except OSError as exc:
+                    raise SessionGone() from exc
+            self._read_some(0)
+
+    def expect(self, pattern: re.Pattern[bytes], deadline: Deadline) -> re.Match[bytes]:
+        """Wait until `pattern` appears after the last match; move past it."""
+        while True:
+            match = pattern.search(self.buf, self.pos)
+            if match:
+                self.pos = match.end()
+                return match
+            if deadline.expired():
+                raise TimeoutError
+            self._read_some(min(0.05, deadline.remaining()))
+
+    def exit_status(self) -> int | None:
+        """Reap the shell if it has ended; its status (minus the signal for a kill), else None."""
+        if self.wait_status is None:
+            pid, status = os.waitpid(self.pid, os.WNOHANG)
+            if pid:
+                self.wait_status = status
+        return None if self.wait_status is None else status_of(self.wait_status)
+
+    def close(self) -> None:
+        """Hang up the terminal and make sure the shell is gone."""
+        try:
+            os.close(self.fd)
+        except OSError:
+            pass
+
+
+def run_reply(shell: PtyShell, reply: str, req: dict[str, Any]) -> dict[str, Any]:
+    """Send one reply, wait for the prompt marker, then probe and parse the exit status."""
+    started = time.monotonic()
+    deadline = Deadline(float(req["reply_timeout"]))
+    ps1 = re.compile(re.escape(req["ps1"].encode()))
+    start = shell.pos
+    try:
+        shell.send(reply.encode("utf-8") + b"\n", deadline)
+        before = shell.buf[start : shell.expect(ps1, deadline).start()]
+        shell.send(req["exit_probe"].encode("utf-8") + b"\n", deadline)
+        probe = shell.expect(re.compile(req["exit_pattern"].encode()), deadline)
+        shell.expect(ps1, deadline)
+    except TimeoutError:
+        out = bytes(shell.buf[start:])
+        return result(
+            "timeout",
+            None,
+            out,
+            note="no prompt marker before the timeout",
+            elapsed_s=time.monotonic() - started,
+        )
+    except SessionGone:
+        return _gone(shell, start, started)
+    code = int(probe.group(1)) if probe.groups() else None
+    return result("ok", code, bytes(before), elapsed_s=time.monotonic() - started)
+
+
+def _gone(shell: PtyShell, start: int, started: float) -> dict[str, Any]:
+    status = None
+    for _ in range(200):
+        status = shell.exit_status()
+        if status is not None:
+            break
+        time.sleep(0.005)
+    note = f"the reply ended the session (shell exit status {status})"
+    return result(
+        "exited", status, bytes(shell.buf[start:]), note=note, elapsed_s=time.monotonic() - started
+    )
+
+
+def start_shell(req: dict[str, Any]) -> PtyShell:
+    """Spawn the shell, wait for its first prompt, type the setup line, wait for the marker."""
+    shell = PtyShell(req)
+    deadline = Deadline(float(req.get("startup_timeout", 5.0)))
+    ps1 = re.compile(re.escape(req["ps1"].encode()))
+    try:
+        # NOTE(h6): /etc/bash.bashrc may replace PS1, so the first prompt is any output at all
+        # (SWE-ReX sleeps 0.3 s instead); the setup line then sets the marker for good.
+        shell.expect(re.compile(rb"."), deadline)
+        if req.get("setup"):
+            shell.send(req["setup"].encode("utf-8") + b"\n", deadline)
+            shell.expect(ps1, deadline)
+    except TimeoutError:
+        raise RuntimeError(
+            f"no prompt marker {req['ps1']!r} within {req.get('startup_timeout', 5.0)}s; "
+            f"the shell printed {bytes(shell.buf[-200:])!r}"
+        ) from None
+    except SessionGone:
+        raise RuntimeError(f"the shell exited at start: {bytes(shell.buf[-200:])!r}") from None
+    return shell
+
+
+def main() -> int:
+    req = read_request()
+    replies: list[str] = req["replies"]
+    log: list[str] = []
+    become_subreaper()
+    try:
+        shell = start_shell(req)
+    except (RuntimeError, OSError) as exc:
+        kill_descendants()
+        fail(str(exc), len(replies), log)
+        return 1
+    results: list[dict[str, Any]] = []
+    for index, reply in enumerate(replies):
+        outcome = run_reply(shell, reply, req)
+        results.append(outcome)
+        if outcome["status"] != "ok":
+            results += not_run(len(replies) - index - 1, "not run: the session is gone")
+            break
+    shell.close()
+    log.append(f"killed {kill_descendants()} leftover process(es)")
+    emit(results, log)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,49 @@
+"""sshd's ForceCommand for the `ssh` transport (runs on the host, spawned by sshd).
+
+It never parses the remote command: it reads the string the client sent from
+`SSH_ORIGINAL_COMMAND`, the run's token from `BA_SSH_TOKEN` and the user's shell from
+`SHELL` (all set by sshd), sends them to boundary-audit's control socket (argv[1]), which runs
+`[shell, "-c", command]` inside the run's sandbox, and relays that run's stdout, stderr and
+exit status as its own, so the ssh client sees what a normal sshd session would have given.
+"""
+
+from __future__ import annotations
+
+import base64
+import json
+import os
+import socket
+import sys
+
+PASSED = ("SSH_CLIENT", "SSH_CONNECTION")
+"""sshd's own session variables, forwarded to the remote run like sshd would set them."""
+
+
+def main() -> int:
+    command = os.environ.get("SSH_ORIGINAL_COMMAND")
+    if command is None:
+        sys.stderr.write("boundary-audit sshd: interactive sessions are not served\n")
+        return 255
+    request = {
+        "token": os.environ.get("BA_SSH_TOKEN", ""),
+        "command": command,
+        "shell": os.environ.get("SHELL") or "/bin/sh",
+        "env": {k: os.environ[k] for k in PASSED if k in os.environ},
+    }
+    with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as sock:
+        sock.connect(sys.argv[1])
+        sock.sendall(json.dumps(request).encode("utf-8") + b"\n")
+        reply = b""
+        while not reply.endswith(b"\n"):
+            chunk = sock.recv(65536)
+            if not chunk:
+                break
+            reply += chunk
+    answer = json.loads(reply.decode("utf-8"))
+    os.write(1, base64.b64decode(answer["stdout"])) if answer["stdout"] else None
+    os.write(2, base64.b64decode(answer["stderr"])) if answer["stderr"] else None
+    return int(answer["exit_code"])
+
+
+if __name__ == "__main__":
+    sys.exit(main())

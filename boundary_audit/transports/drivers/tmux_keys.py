@@ -1,0 +1,271 @@
+"""Driver: replies typed into an interactive bash through a real tmux server (in the sandbox).
+
+Starts `tmux -S <private socket> -f /dev/null new-session -d -s ba -x W -y H [shell argv]`
+(no argv: tmux's default, a login shell), waits for the first prompt, then for each reply
+builds the key list as Terminal-Bench's `TmuxSession._prepare_keys` does: `[R, "Enter"]`; in
+`wait` completion mode trailing Enter keys and newlines are stripped and
+`"; tmux wait -S done"`, `"Enter"` appended, then it runs `tmux wait done`. Without `literal`
+the keys go in one `send-keys -t ba k1 k2 ...` (tmux parses that argv as a command sequence:
+an argument ending in `;` ends the command; each argument is first looked up as a key name);
+with `literal` each text key is sent by `send-keys -l` and each Enter by its own `send-keys`
+(OpenHands). In `marker` mode the prompt carries the exit status (`PS1` set by a setup line)
+and completion is a new marker in `capture-pane`.
+
+Request keys: replies, reply_timeout, literal, completion ("wait"|"marker"), shell (argv or
+empty for a login shell), width, height, history_limit, setup (lines), ps1, ps1_pattern,
+append_enter, startup_timeout.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import subprocess
+import sys
+import tempfile
+import time
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:  # NOTE(h6): run as a script, the driver imports its sibling directly
+    from boundary_audit.transports.drivers._driverlib import (
+        Deadline,
+        become_subreaper,
+        emit,
+        fail,
+        kill_descendants,
+        not_run,
+        read_request,
+        result,
+    )
+else:
+    from _driverlib import (
+        Deadline,
+        become_subreaper,
+        emit,
+        fail,
+        kill_descendants,
+        not_run,
+        read_request,
+        result,
+    )
+
+ENTER_KEYS = {"Enter", "C-m", "KPEnter", "C-j", "^M", "^J"}
+COMPLETION = "; tmux wait -S done"
+SESSION = "ba"
+
+
+class Tmux:
+    """A tmux server on a private socket, with one session running the shell."""
+
+    def __init__(self, req: dict[str, Any]) -> None:
+        self.dir = tempfile.mkdtemp(prefix="ba-tmux-")
+        self.base = ["tmux", "-S", os.path.join(self.dir, "s")]
+        self.seen = ""
+        start = [
+            *self.base,
+            "-f",
+            "/dev/null",
+            "new-session",
+            "-d",
+            "-s",
+            SESSION,
+            "-x",
+            str(req["width"]),
+            "-y",
+            str(req["height"]),
+            *req["shell"],
+        ]
+        self.cmd(start, check=True)
+        self.cmd(
+            [*self.base, "set-option", "-t", SESSION, "history-limit", str(req["history_limit"])],
+            check=True,
+        )
+
+    def cmd(
+        self, argv: list[str], check: bool = False, timeout: float = 5.0
+    ) -> subprocess.CompletedProcess[bytes]:
+        """Run one tmux client command."""
+        done = subprocess.run(argv, stdin=subprocess.DEVNULL, capture_output=True, timeout=timeout)
+        if check and done.returncode != 0:
+            raise RuntimeError(
+                f"{' '.join(argv[3:5])}: {done.stderr.decode(errors='replace').strip()}"
+            )
+        return done
+
+    def alive(self) -> bool:
+        """True while the session (and so the pane's shell) exists."""
+        return self.cmd([*self.base, "has-session", "-t", SESSION]).returncode == 0
+
+    def capture(self) -> str:
+        """The whole pane history, wrapped lines joined."""
+        out = self.cmd([*self.base, "capture-pane", "-p", "-J", "-S", "-", "-t", SESSION])
+        return out.stdout.decode("utf-8", "replace")
+
+    def delta(self) -> bytes:
+        """Pane text added since the last call (the whole pane if history scrolled away)."""
+        now = self.capture().rstrip("\n")
+        new = now[len(self.seen) :] if now.startswith(self.seen) else now
+        self.seen = now
+        return new.lstrip("\n").encode("utf-8")
+
+    def send(self, keys: list[tuple[str, bool]], literal: bool) -> bytes:
+        """Type `keys`; return tmux's complaints (stderr), if any."""
+        target = [*self.base, "send-keys", "-t", SESSION]
+        if not literal:
+            return self.cmd([*target, *(text for text, _ in keys)]).stderr
+        errors = b""
+        for text, is_text in keys:
+            errors += self.cmd([*target, "-l", text] if is_text else [*target, text]).stderr
+        return errors
+
+    def kill(self) -> None:
+        """Stop the server (the subreaper cleanup catches anything that survives)."""
+        try:
+            self.cmd([*self.base, "kill-server"], timeout=2)
+        except (subprocess.TimeoutExpired, OSError):
+            pass
+
+
+def prepare_keys(reply: str, req: dict[str, Any]) -> list[tuple[str, bool]]:
+    """Keys to send as (text, is_reply_text) pairs.
+
+    Terminal-Bench's `_prepare_keys` for `send_keys([R, "Enter"], block=True)`: trailing
+    Enter keys and newlines are stripped from the end of the list (in keys mode the reply
+    itself is popped when it *is* a key name such as `Enter`), then the completion command
+    and Enter are appended. In literal mode the reply is text whatever it spells.
+    """
+    keys = [(reply, True), ("Enter", False)] if req["append_enter"] else [(reply, True)]
+    literal = bool(req["literal"])
+    if req["completion"] != "wait" or not _executes(keys[-1], literal):
+        return keys
+    while keys and _executes(keys[-1], literal):
+        text, is_reply = keys[-1]
+        if text in ENTER_KEYS and not (literal and is_reply):
+            keys.pop()
+        else:
+            stripped = text.rstrip("\r\n")
+            if stripped:
+                keys[-1] = (stripped, is_reply)
+            else:
+                keys.pop()
+    return [*keys, (COMPLETION, True), ("Enter", False)]
+
+
+def _executes(key: tuple[str, bool], literal: bool) -> bool:
+    text, is_reply = key
+    return (text in ENTER_KEYS and not (literal and is_reply)) or text.endswith(("\r", "\n"))
+
+
+def wait_done(tmux: Tmux, deadline: Deadline) -> str:
+    """`tmux wait done`: 'ok', 'timeout', or 'exited' when the server went away."""
+    try:
+        done = tmux.cmd([*tmux.base, "wait", "done"], timeout=max(0.01, deadline.remaining()))
+    except subprocess.TimeoutExpired:
+        return "timeout"
+    return "ok" if done.returncode == 0 else "exited"
+
+
+def wait_marker(
+    tmux: Tmux, pattern: re.Pattern[str], before: int, deadline: Deadline
+) -> tuple[str, int | None]:
+    """Wait for a new prompt marker with nothing after it; ('ok', status) or a failure."""
+    while not deadline.expired():
+        text = tmux.capture().rstrip()
+        found = list(pattern.finditer(text))
+        if len(found) > before and text[found[-1].end() :].strip() == "":
+            return "ok", int(found[-1].group(1))
+        if not tmux.alive():
+            return "exited", None
+        time.sleep(0.01)
+    return "timeout", None
+
+
+def type_line(
+    tmux: Tmux, line: str, req: dict[str, Any], deadline: Deadline
+) -> tuple[str, int | None, bytes]:
+    """Type one line and wait for completion the configured way."""
+    pattern = re.compile(req["ps1_pattern"])
+    before = len(pattern.findall(tmux.capture())) if req["completion"] == "marker" else 0
+    errors = tmux.send(prepare_keys(line, req), bool(req["literal"]))
+    if req["completion"] == "marker":
+        state, status = wait_marker(tmux, pattern, before, deadline)
+    else:
+        state, status = wait_done(tmux, deadline), None
+    if state == "ok" or state == "timeout":
+        return state, status, errors
+    return ("exited" if not tmux.alive() else "ok"), status, errors
+
+
+def run_reply(tmux: Tmux, reply: str, req: dict[str, Any]) -> dict[str, Any]:
+    """Type one reply; report completion, the pane text it added, and tmux's complaints."""
+    started = time.monotonic()
+    state, status, errors = type_line(tmux, reply, req, Deadline(float(req["reply_timeout"])))
+    elapsed = time.monotonic() - started
+    if state == "exited":
+        return result(
+            "exited",
+            None,
+            b"",
+            errors,
+            elapsed_s=elapsed,
+            note="the reply ended the session (the pane's shell exited)",
+        )
+    out = tmux.delta()
+    if state == "timeout":
+        return result(
+            "timeout",
+            None,
+            out,
+            errors,
+            elapsed_s=elapsed,
+            note="no completion signal before the timeout",
+        )
+    note = "" if req["completion"] == "marker" else "exit status not observable (tmux wait)"
+    return result("ok", status, out, errors, note=note, elapsed_s=elapsed)
+
+
+def start(req: dict[str, Any]) -> Tmux:
+    """Start the server, wait for the first prompt, type the setup lines."""
+    tmux = Tmux(req)
+    deadline = Deadline(float(req["startup_timeout"]))
+    while not tmux.capture().strip():
+        if deadline.expired():
+            raise RuntimeError("the pane showed no prompt")
+        time.sleep(0.005)
+    setup = list(req["setup"])
+    if req["completion"] == "marker":
+        setup.append(f"export PS1='{req['ps1']}'")
+    for line in setup:
+        state, _, errors = type_line(tmux, line, req, deadline)
+        if state != "ok":
+            raise RuntimeError(f"setup line {line!r}: {state} {errors.decode(errors='replace')}")
+    tmux.delta()
+    return tmux
+
+
+def main() -> int:
+    req = read_request()
+    replies: list[str] = req["replies"]
+    log: list[str] = []
+    become_subreaper()
+    try:
+        tmux = start(req)
+    except (RuntimeError, OSError, subprocess.TimeoutExpired) as exc:
+        kill_descendants()
+        fail(f"tmux: {exc}", len(replies), log)
+        return 1
+    results: list[dict[str, Any]] = []
+    for index, reply in enumerate(replies):
+        outcome = run_reply(tmux, reply, req)
+        results.append(outcome)
+        if outcome["status"] != "ok":
+            results += not_run(len(replies) - index - 1, "not run: the session is gone")
+            break
+    tmux.kill()
+    log.append(f"killed {kill_descendants()} leftover process(es)")
+    emit(results, log)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -6,4 +6,5 @@ pytest_plugins: list[str] = [
     "tests.support.git_daemon",
     "tests.support.dockerd",
     "tests.support.harness",
+    "tests.support.sshd",
 ]

@@ -180,6 +180,11 @@ class SshService:
         _write(config, "\n".join(lines) + "\n", 0o600)
         return config
 
+    @property
+    def sshd_pid(self) -> int | None:
+        """The pid of the sshd wrapper process (its process group holds sshd), or None."""
+        return self._daemon.pid if self._daemon is not None else None
+
     def register(self, token: str, handler: Handler) -> None:
         """Route remote commands carrying `token` to `handler` until `unregister`."""
         with self._lock:
@@ -317,3 +322,13 @@ def shared_service() -> SshService:
             atexit.register(service.stop)
             _shared = service
         return _shared
+
+
+def stop_shared() -> None:
+    """Stop the process-wide sshd now (tests; otherwise it stops at exit). Idempotent."""
+    global _shared
+    with _shared_lock:
+        if _shared is not None:
+            _shared.stop()
+            atexit.unregister(_shared.stop)
+            _shared = None

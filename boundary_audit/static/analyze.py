@@ -20,7 +20,7 @@ from boundary_audit.static.checks.base import CommentSite, SinkSite, Site, Templ
 from boundary_audit.static import crossfile
 from boundary_audit.static.dataflow import Engine
 from boundary_audit.static.extract import extractor_for
-from boundary_audit.static.parsing import TooDeep, parse
+from boundary_audit.static.parsing import TooDeep, parse, utf8_safe
 from boundary_audit.static.queries import bundle
 from boundary_audit.static.sinks import FileContext, evaluate_sink, serialized_templates
 
@@ -60,6 +60,7 @@ def analyze_file(path: str, data: bytes, lang: str, *, commit: str | None,
 
 def _analyze(path: str, data: bytes, lang: str, commit: str | None, include_constant: bool,
              no_ignores: bool, corpus: crossfile.Corpus | None) -> FileResult:
+    data = utf8_safe(data)
     tree = parse(lang, data)
     sites = collect_sites(lang, tree.root_node)
     sinks = [s for s in sites if isinstance(s, SinkSite)]

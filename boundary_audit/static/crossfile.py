@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING
 from boundary_audit.static.extract import extractor_for
 from boundary_audit.static.extract.base import Extractor
 from boundary_audit.static.ir import Attr, Call, Function, Ref, Spread
-from boundary_audit.static.parsing import TooDeep, parse
+from boundary_audit.static.parsing import TooDeep, parse, utf8_safe
 from boundary_audit.static.values import AValue, Opq, Step, UNKNOWN
 
 if TYPE_CHECKING:
@@ -57,6 +57,7 @@ class Corpus:
             return self._extractors[path]
         lang, data = self.files[path]
         try:
+            data = utf8_safe(data)
             ex: Extractor | None = extractor_for(lang)(lang, path, data, parse(lang, data))
         except (TooDeep, RecursionError, ValueError):
             ex = None

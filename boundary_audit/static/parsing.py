@@ -10,6 +10,7 @@ which the scanner records as a skipped file instead of crashing.
 
 from __future__ import annotations
 
+import codecs
 import re
 from collections.abc import Callable
 from functools import cache
@@ -106,6 +107,26 @@ def language(name: str) -> ts.Language:
 def parser(name: str) -> ts.Parser:
     """A `Parser` for `name` (cached per process; parsers are not shared across threads)."""
     return ts.Parser(language(name))
+
+
+def _one_byte_each(exc: UnicodeDecodeError) -> tuple[str, int]:
+    return "?", exc.start + 1
+
+
+codecs.register_error("boundary-audit-byte", _one_byte_each)
+
+
+def utf8_safe(data: bytes) -> bytes:
+    """`data` with every byte that is not part of valid UTF-8 replaced by `?` (same offsets).
+
+    NOTE(h2): the tree-sitter binding decodes node text strictly when it evaluates `#match?`
+    predicates; keeping byte offsets unchanged keeps every location exact.
+    """
+    try:
+        data.decode("utf-8")
+        return data
+    except UnicodeDecodeError:
+        return data.decode("utf-8", "boundary-audit-byte").encode("utf-8")
 
 
 def parse(name: str, data: bytes) -> ts.Tree:

@@ -112,8 +112,13 @@ def spawn(
     except subprocess.TimeoutExpired:
         timed_out = True
     escaped = sweep(proc.pid, timed_out)
-    proc.wait()
     deadline = time.monotonic() + grace_s
+    try:
+        proc.wait(timeout=grace_s)
+    except subprocess.TimeoutExpired:  # pragma: no cover - SIGKILLed but unkillable (D state)
+        raise SandboxError(
+            f"{Path(argv[0]).name}: still running {grace_s:g}s after SIGKILL"
+        ) from None
     readers = [out, err] + ([status_reader] if status_reader else [])
     for reader in readers:
         reader.thread.join(timeout=max(0.0, deadline - time.monotonic()))

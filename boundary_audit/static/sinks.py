@@ -10,6 +10,7 @@ nested-string), and the argv literals a call already consumed.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 
 import tree_sitter as ts
@@ -118,6 +119,8 @@ def evaluate_sink(site: SinkSite, ctx: FileContext) -> Result | None:
     eng = ctx.engine
     cc = ctx.classify_context()
     kind = site.kind
+    if kind in _BY_METHOD_NAME and _own_method(site, ctx):
+        return None
     verdict: C.Verdict | None = None
     if kind == "process":
         value = eng.value(site.span)
@@ -145,6 +148,23 @@ def evaluate_sink(site: SinkSite, ctx: FileContext) -> Result | None:
     if verdict is None:
         return None
     return _finding(site, verdict, ctx), verdict.fixed
+
+
+_BY_METHOD_NAME = frozenset({"remote", "session", "tty", "remote-argv", "docker"})
+"""Sink kinds recognised by a method name (`run`, `exec`, `sendline`, `send_keys`...)."""
+
+
+def _own_method(site: SinkSite, ctx: FileContext) -> bool:
+    """True if the called method is defined in this file: the project's own API, not a sink.
+
+    NOTE(h2): `sandbox.run(action)` is a sandbox SDK call unless the file defines `run` on
+    its own class; then the body of that method is where a real sink would be.
+    """
+    callee = site.span.child_by_field_name("function")
+    if callee is None:
+        return False
+    name = ctx.engine.ex.text(callee).replace("::", ".").rsplit(".", 1)[-1].strip()
+    return any(f.is_method or f.cls for f in ctx.engine.ex.functions_named(name))
 
 
 def _need(node: ts.Node | None) -> ts.Node:
@@ -222,7 +242,7 @@ def _finding(site: SinkSite, v: C.Verdict, ctx: FileContext) -> Finding:
 
 def sink_label(text: str, kind: str) -> str:
     """A short, one-line name for the sink API (`Command::new(…).output` for long chains)."""
-    flat = " ".join(text.split())
+    flat = re.sub(r"\s+\.", ".", " ".join(text.split()))
     if kind == "argv" and flat.startswith(("[", "(", "vec!", "[]")):
         return "argv list"
     if "(" in flat and ")." in flat:

@@ -96,7 +96,7 @@ naive_breaks = "raw"
             "naive breaks on raw",
             True,
             '"out.txt": first difference at byte 1 (got 3 bytes, expected 2): '
-            'expected "x\\n" got "x \\n"',
+            'expected "x\\n" got "x \\n" [exit 0]',
         ),
     ]
 
@@ -111,13 +111,13 @@ naive_breaks = "nested"
         (
             "oracle passes on raw",
             False,
-            '"out.txt": first difference at byte 0: expected "x\\n" got "y\\n"',
+            '"out.txt": first difference at byte 0: expected "x\\n" got "y\\n" [exit 0]',
         ),
         ("validator rejects mutated states", None, "no transport ran the oracle to a pass"),
         (
             "oracle fails on nested",
             True,
-            '"out.txt": first difference at byte 0: expected "x\\n" got "y\\n"',
+            '"out.txt": first difference at byte 0: expected "x\\n" got "y\\n" [exit 0]',
         ),
         ("naive breaks on nested", False, "it passes on raw and nested"),
     ]
@@ -132,7 +132,20 @@ naive_breaks = "nested"
         "naive breaks on nested",
         False,
         'it breaks on raw already: "out.txt": first difference at byte 0: '
-        'expected "x\\n" got "y\\n"',
+        'expected "x\\n" got "y\\n" [exit 0]',
+    )
+
+
+def test_failing_runs_say_how_they_ended() -> None:
+    task = demo("""oracle = "printf 'x\\\\n' > out.txt"
+naive = "echo 'x > out.txt"
+naive_breaks = "raw"
+""")
+    assert claims(task)[-1] == (
+        "naive breaks on raw",
+        True,
+        'missing file "out.txt" '
+        "[exit 2, stderr \"bash: -c: line 1: unexpected EOF while looking for matching `''\"]",
     )
 
 

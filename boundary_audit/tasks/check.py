@@ -16,6 +16,7 @@ from dataclasses import dataclass
 
 from boundary_audit.errors import BoundaryAuditError
 from boundary_audit.sandbox.interface import ExecResult, Sandbox, Workspace
+from boundary_audit.tasks.diff import quoted
 from boundary_audit.tasks.fixture import materialize
 from boundary_audit.tasks.model import Task
 from boundary_audit.tasks.mutate import flip_one_byte, stray_file
@@ -82,8 +83,9 @@ class Checker:
                 except (BoundaryAuditError, OSError) as exc:
                     return Verdict(False, f"error: {exc}"), []
                 verdict = validate(task, ws, result)
-                extra = after(task, ws, result) if (after and verdict.passed) else []
-                return verdict, extra
+                if not verdict.passed:
+                    return Verdict(False, verdict.reason + run_context(result)), []
+                return verdict, after(task, ws, result) if after else []
         finally:
             tr.close()
 
@@ -143,6 +145,13 @@ class Checker:
                     return [CheckItem(claim, True, verdict.reason)]
                 return [CheckItem(claim, False, f"it breaks on {name} already: {verdict.reason}")]
         return [CheckItem(claim, False, f"it passes on {' and '.join(path)}")]
+
+
+def run_context(result: ExecResult) -> str:
+    """` [exit N, stderr "last line"]`: how the failing run ended, for diagnosing a claim."""
+    lines = [ln for ln in result.stderr.splitlines() if ln.strip()]
+    tail = f", stderr {quoted(lines[-1], 100)}" if lines else ""
+    return f" [exit {result.exit_code}{tail}]"
 
 
 def mutation_checks(task: Task, ws: Workspace, result: ExecResult) -> list[CheckItem]:

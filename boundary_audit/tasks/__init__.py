@@ -5,6 +5,7 @@ package reads it through `boundary_audit._data`. Public API:
 
 - `load_tasks(select=None) -> tuple[Task, ...]`
 - `run_task(task, reply, transport, sandbox) -> (Verdict, ExecResult)`
+- `carry(task, reply, transport, ws, sandbox) -> ExecResult` (reply + follow-up, no validation)
 - `materialize(task, ws)`, `validate(task, ws, result) -> Verdict`
 - `load_reply_set(spec, tasks) -> ReplySet` for `oracle`, `naive` or a JSONL file
 """
@@ -14,7 +15,7 @@ from __future__ import annotations
 from boundary_audit.tasks.fixture import materialize
 from boundary_audit.tasks.model import Task, TaskId
 from boundary_audit.tasks.replies import Reply, ReplySet, load_reply_set
-from boundary_audit.tasks.run import run_task
+from boundary_audit.tasks.run import carry, run_task
 from boundary_audit.tasks.suite import load_suite, load_tasks, select_tasks
 from boundary_audit.tasks.validate import Verdict, validate
 
@@ -24,6 +25,7 @@ __all__ = [
     "Task",
     "TaskId",
     "Verdict",
+    "carry",
     "load_reply_set",
     "load_suite",
     "load_tasks",

@@ -5,7 +5,7 @@ they differ, and an escaped excerpt of both sides around the offset, e.g.
 `first difference at byte 15 (got 97 bytes, expected 57): expected …"k\\slash and `date` here…"…
 got …"k\\slash and Mon Nov 30 …"…`; an excerpt ends without … where the data ends. Escaping is
 unambiguous and one line: printable ASCII stays, `\\n`, `\\t`, `\\\\`, `\\"` and `\\xNN` otherwise,
-with valid non-ASCII UTF-8 shown as is.
+with valid non-ASCII UTF-8 shown as is (C1 controls and line separators as `\\uNNNN`).
 """
 
 from __future__ import annotations
@@ -36,6 +36,8 @@ def escape(data: bytes) -> str:
             out.append(_ESCAPES[code])
         elif code < 0x20 or code == 0x7F:
             out.append(f"\\x{code:02x}")
+        elif 0x80 <= code <= 0x9F or code in (0x2028, 0x2029):
+            out.append(f"\\u{code:04x}")
         else:
             out.append(ch)
     return "".join(out)

@@ -8,6 +8,7 @@ task may hold ESC bytes), keeping newlines and TABs readable.
 from __future__ import annotations
 
 import base64
+import dataclasses
 import json
 from collections.abc import Sequence
 from typing import Any
@@ -183,7 +184,6 @@ def _bytes(data: bytes) -> dict[str, str]:
 
 def show_json(task: Task) -> str:
     """The task as JSON (bytes as {"text": ...} or {"base64": ...}), with a trailing newline."""
-    import dataclasses
 
     def convert(value: Any) -> Any:
         if isinstance(value, bytes):

@@ -14,20 +14,7 @@ from boundary_audit.sandbox.tempdir import TempdirSandbox
 from boundary_audit.tasks import materialize
 from boundary_audit.tasks.fixture import program_text
 from boundary_audit.tasks.model import Task
-from boundary_audit.tasks.parse import parse_task
-
-HEAD = """\
-id = "demo-t1"
-family = "demo"
-tier = 1
-core = false
-tags = ["boundary=stdin"]
-instruction = "demo"
-hazards = ["dollar"]
-oracle = "true"
-naive = "true"
-naive_breaks = "raw"
-"""
+from tests.support.demo_task import demo_task
 
 FIXTURE = """
 [fixture]
@@ -78,7 +65,7 @@ calls = []
 
 @pytest.fixture
 def task() -> Task:
-    return parse_task("demo/demo-t1.toml", (HEAD + FIXTURE).encode())
+    return demo_task(FIXTURE)
 
 
 @pytest.fixture
@@ -173,7 +160,7 @@ files = [{ path = "sub/b.sh", text = "b\\n", mode = "0755" }]
 path = "repo"
 messages = ["two\\n", "one\\n\\nbody kept   \\n"]
 """
-    task = parse_task("demo/demo-t1.toml", (HEAD + body).encode())
+    task = demo_task(body)
     with TempdirSandbox().workspace() as ws:
         materialize(task, ws)
         log = subprocess.run(

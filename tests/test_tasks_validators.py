@@ -14,25 +14,12 @@ from boundary_audit.sandbox.tempdir import TempdirSandbox
 from boundary_audit.tasks import materialize, validate
 from boundary_audit.tasks.diff import describe_difference, escape
 from boundary_audit.tasks.model import Task
-from boundary_audit.tasks.parse import parse_task
+from tests.support.demo_task import demo_task
 
-HEAD = """\
-id = "demo-t1"
-family = "demo"
-tier = 1
-core = false
-tags = ["boundary=stdin"]
-instruction = "demo"
-hazards = ["dollar"]
-oracle = "true"
-naive = "true"
-naive_breaks = "raw"
-"""
 OK = ExecResult(exit_code=0, stdout=b"", stderr=b"")
 
 
-def make(body: str) -> Task:
-    return parse_task("demo/demo-t1.toml", (HEAD + body).encode())
+make = demo_task
 
 
 @pytest.fixture

@@ -8,6 +8,8 @@ marks a finished install; a directory without a valid stamp is a broken install 
 An exclusive `flock` on `<cache>/harness/.locks/<dir>.lock` serialises installers of the same
 system across processes, so two concurrent `harness install` calls build it once.
 `offline=True` never installs: it returns a finished install or raises HarnessError.
+A spec with an npm lock (`HarnessSpec.npm_lock`, the Codex CLI) also gets `npm ci` of that
+lock in `<venv>/npm`, with the machine's node/npm (never a global install).
 """
 
 from __future__ import annotations
@@ -156,6 +158,8 @@ def _build(spec: HarnessSpec, progress: Progress) -> Installation:
         _step(
             [str(path / "bin" / "python"), "-I", "-c", check], f"{spec.name}: import check", 120.0
         )
+        if spec.npm_lock is not None:
+            _npm_install(spec, path, progress)
     except BaseException:
         shutil.rmtree(path, ignore_errors=True)
         raise
@@ -178,9 +182,32 @@ def _build(spec: HarnessSpec, progress: Progress) -> Installation:
     return Installation(**{**done.__dict__, "fresh": True})
 
 
-def _step(argv: list[str], what: str, timeout: float) -> None:
+def npm_dir(path: Path) -> Path:
+    """Where a spec's npm lock is installed inside its environment."""
+    return path / "npm"
+
+
+def _npm_install(spec: HarnessSpec, path: Path, progress: Progress) -> None:
+    npm = shutil.which("npm")
+    if npm is None:
+        raise HarnessError(
+            f"the {spec.name} harness needs npm, which is not installed",
+            hint="install node and npm (Debian: apt-get install npm)",
+        )
+    target = npm_dir(path)
+    target.mkdir()
+    for name, text in spec.npm_files().items():
+        (target / name).write_text(text, encoding="utf-8")
+    progress(f"{spec.name}: npm ci of the pinned lock in {target}")
+    argv = [npm, "ci", "--no-audit", "--no-fund", "--ignore-scripts", "--loglevel=error"]
+    _step(argv, f"{spec.name}: npm ci", PIP_TIMEOUT_S, cwd=target)
+
+
+def _step(argv: list[str], what: str, timeout: float, cwd: Path | None = None) -> None:
     try:
-        _subprocess.run(argv, timeout=timeout, check=True, error=HarnessError, what=what)
+        _subprocess.run(
+            argv, timeout=timeout, check=True, error=HarnessError, what=what, cwd=cwd
+        )
     except HarnessError:
         raise
     except BoundaryAuditError as exc:

@@ -14,6 +14,9 @@ from importlib import resources
 
 from boundary_audit.taxonomy import BoundaryClass, Contract
 
+NPM_LOCK_FILES = ("package.json", "package-lock.json")
+"""The files of an npm lock folder (`HarnessSpec.npm_lock`), installed with `npm ci`."""
+
 
 @dataclass(frozen=True)
 class PythonRange:
@@ -73,6 +76,9 @@ class HarnessSpec:
     startup_budget_s: float
     """Seconds the driver may take to import and start the harness, beyond the command timeout."""
     anchors: tuple[Anchor, ...] = field(default=())
+    npm_lock: str | None = None
+    """Folder under `locks/` with the `package.json` and `package-lock.json` of npm packages the
+    driver runs (installed by `npm ci` into `<venv>/npm`), or None for a pure-Python driver."""
 
     @property
     def dirname(self) -> str:
@@ -87,9 +93,19 @@ class HarnessSpec:
             .read_text(encoding="utf-8")
         )
 
+    def npm_files(self) -> dict[str, str]:
+        """The npm lock folder's files (name -> text); empty for a pure-Python driver."""
+        if self.npm_lock is None:
+            return {}
+        folder = resources.files("boundary_audit.harness").joinpath("locks", self.npm_lock)
+        return {name: folder.joinpath(name).read_text(encoding="utf-8") for name in NPM_LOCK_FILES}
+
     def lock_digest(self) -> str:
-        """sha256 of the lock, recorded in the install stamp (a new lock means a reinstall)."""
-        return hashlib.sha256(self.lock_text().encode("utf-8")).hexdigest()
+        """sha256 of the lock(s), recorded in the install stamp (a new lock means a reinstall)."""
+        digest = hashlib.sha256(self.lock_text().encode("utf-8"))
+        for name, text in self.npm_files().items():
+            digest.update(f"\0{name}\0{text}".encode())
+        return digest.hexdigest()
 
     def requirements(self) -> list[str]:
         """The lock's requirement lines, comments and blanks dropped."""

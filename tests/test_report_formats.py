@@ -78,6 +78,7 @@ def test_terminal_lists_only_active_findings_and_counts_the_rest() -> None:
     for anchor in ("agent/remote.py:17-19@3ea751c", "agent/run.py:120@3ea751c",
                    "scripts/run|it.sh:3@3ea751c", "term/tmux.ts:88-90@3ea751c"):
         assert anchor in text
+    assert "measured: nested (oracle): 21/56 vs raw 56/56, -62.5 pp" in text
     for hidden in ("agent/run.py:150", "agent/api.py:9", "sessión.py"):
         assert hidden not in text
     assert ("4 active (2 high, 1 medium, 1 info); 3 suppressed (1 inline, 1 config, 1 baseline); "
@@ -95,7 +96,8 @@ def test_terminal_without_findings() -> None:
     ]
     one = TerminalFormat().render(sample.report(findings=(), skipped=(), files_scanned=1,
                                                 languages={"go": 1}))
-    assert one.splitlines()[-1] == "0 active; 0 suppressed; 0 model-controlled; 1 file scanned (go 1)"
+    assert one.splitlines()[-1] == (
+        "0 active; 0 suppressed; 0 model-controlled; 1 file scanned (go 1)")
 
 
 def test_terminal_caps_the_skipped_list() -> None:

@@ -75,6 +75,8 @@ def test_markdown_cells_cannot_break_the_table() -> None:
 def test_markdown_lists_suppressed_and_skipped() -> None:
     md = MarkdownFormat().render(sample.report())
     assert "## Active findings (4)\n" in md
+    assert "| medium | nested (oracle): 21/56 vs raw 56/56, -62.5 pp | Reply" in md
+    assert md.count("| not measured |") == 2
     assert "| BA201 | `tools/sessión.py:33@3ea751c` | inline | session is test-only |\n" in md
     assert "## Skipped inputs (2)\n\n- `assets/logo.png`: binary\n" in md
     clean = MarkdownFormat().render(sample.report(

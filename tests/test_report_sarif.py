@@ -78,6 +78,12 @@ def test_result_locations_related_locations_and_code_flow() -> None:
     run = _sarif()["runs"][0]
     nested = next(r for r in run["results"] if r["ruleId"] == "BA102")
     assert nested["level"] == "error"
+    assert nested["message"]["text"] == (
+        "Reply | wrapped as f'ssh h \"{cmd}\"' and parsed twice <b>bold</b>. "
+        "Measured: nested (oracle): 21/56 vs raw 56/56, -62.5 pp.")
+    assert nested["properties"]["evidence"] == [{
+        "transport": "nested", "replySet": "oracle", "tasks": 56, "passedRaw": 56,
+        "passedBoundary": 21, "damagePp": -62.5}]
     assert nested["locations"][0]["physicalLocation"] == {
         "artifactLocation": {"uri": "agent/remote.py", "uriBaseId": "SRCROOT"},
         "region": {"startLine": 17, "endLine": 19, "startColumn": 5, "endColumn": 41},

@@ -11,10 +11,10 @@ import re
 
 from boundary_audit.finding import Finding
 from boundary_audit.report.interface import ReportFormat
-from boundary_audit.report.model import ScanReport
+from boundary_audit.report.model import ScanReport, evidence_text
 
 _HEADER = ("Severity", "Check", "Class", "Layers", "Anchor", "Sink", "Sanitizer",
-           "Model-controlled", "Confidence", "Message")
+           "Model-controlled", "Confidence", "Measured", "Message")
 
 
 def text(value: str) -> str:
@@ -44,7 +44,9 @@ def _finding_row(f: Finding, snippet: str) -> str:
     return _row([
         f.severity.value, f"[{f.code}]({f.help_url}) {text(f.name)}", f.boundary_class.value,
         str(f.parse_layers), code(f.primary.anchor()), sink, code(f.sanitizer or "") or "none",
-        "yes" if f.model_controlled else "no", f.confidence.value, text(f.message),
+        "yes" if f.model_controlled else "no", f.confidence.value,
+        "<br>".join(text(evidence_text(ev)) for ev in f.evidence) or "not measured",
+        text(f.message),
     ])
 
 

@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 from functools import cached_property
 from types import MappingProxyType
 
-from boundary_audit.finding import Finding, Location, Skipped
+from boundary_audit.finding import Evidence, Finding, Location, Skipped
 from boundary_audit.taxonomy import BoundaryClass, Severity
 
 SUPPRESSION_KINDS = ("inline", "config", "baseline")
@@ -174,6 +174,12 @@ class ScanReport:
             },
             active_model_controlled=sum(1 for f in active if f.model_controlled),
         )
+
+
+def evidence_text(ev: Evidence) -> str:
+    """`nested (oracle): 21/56 vs raw 56/56, -62.5 pp`: one measurement, as every format says it."""
+    return (f"{ev.transport} ({ev.reply_set}): {ev.passed_boundary}/{ev.tasks} vs raw "
+            f"{ev.passed_raw}/{ev.tasks}, {ev.damage_pp:+.1f} pp")
 
 
 def plural(n: int, word: str) -> str:

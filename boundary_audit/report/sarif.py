@@ -17,7 +17,7 @@ from urllib.parse import quote
 
 from boundary_audit.finding import Finding, Location
 from boundary_audit.report.interface import ReportFormat
-from boundary_audit.report.model import CheckInfo, ScanReport
+from boundary_audit.report.model import CheckInfo, ScanReport, evidence_text
 from boundary_audit.taxonomy import Severity
 
 SARIF_SCHEMA_URI = "https://json.schemastore.org/sarif-2.1.0.json"
@@ -133,7 +133,13 @@ def _result(f: Finding, rule_index: int, fingerprint: str) -> JSON:
         "contract": f.contract.value, "confidence": f.confidence.value,
         "severity": f.severity.value, "modelControlled": f.model_controlled,
         "sanitizer": f.sanitizer, "sink": f.sink, "anchor": f.primary.anchor(),
+        "evidence": [{"transport": ev.transport, "replySet": ev.reply_set, "tasks": ev.tasks,
+                      "passedRaw": ev.passed_raw, "passedBoundary": ev.passed_boundary,
+                      "damagePp": ev.damage_pp} for ev in f.evidence],
     }
+    if f.evidence:
+        measured = "; ".join(evidence_text(ev) for ev in f.evidence)
+        out["message"] = {"text": f"{f.message or f.name} Measured: {measured}."}
     return out
 
 

@@ -17,7 +17,7 @@ from rich.text import Text
 
 from boundary_audit.finding import Finding
 from boundary_audit.report.interface import ReportFormat
-from boundary_audit.report.model import ScanReport, plural
+from boundary_audit.report.model import ScanReport, evidence_text, plural
 
 _SEVERITY_STYLE = {"high": "bold red", "medium": "yellow", "low": "cyan", "info": "dim"}
 MAX_SKIPPED_SHOWN = 20
@@ -30,6 +30,8 @@ def _row(f: Finding) -> tuple[Text | str, ...]:
     where = Text(f.primary.anchor())
     if f.message:
         where.append("\n" + f.message, style="dim")
+    for ev in f.evidence:
+        where.append("\nmeasured: " + evidence_text(ev), style="bold")
     sink = f"{f.sink or '?'}\nsanitizer: {f.sanitizer or 'none'}"
     model = f"{'yes' if f.model_controlled else 'no'}\n{f.confidence.value}"
     return (sev, f"{f.code}\n{f.name}", f"{f.boundary_class.value}\n{layers}", where, sink, model)

@@ -25,6 +25,9 @@ from boundary_audit.static.queries import bundle
 from boundary_audit.static.sinks import FileContext, evaluate_sink, serialized_templates
 
 CHECK_NAMES = tuple(c.name for c in CHECKS)
+SINK_NAMES = tuple(c.name for c in CHECKS if c.phase == "sink")
+AUX_NAMES = tuple(c.name for c in CHECKS if c.phase == "aux")
+GUARDED = tuple(c for c in CHECKS if c.phase == "guarded")
 
 
 @dataclass
@@ -36,15 +39,36 @@ class FileResult:
     sites: int = 0
 
 
-def collect_sites(lang: str, root: ts.Node) -> list[Site]:
-    """Every site of every check in the tree (one query pass)."""
+def collect_sites(lang: str, root: ts.Node, data: bytes | None = None) -> list[Site]:
+    """Every site of every check in the tree.
+
+    One query pass finds the sinks; only a file with sinks gets the pass for the facts they
+    need (wrapping literals, file writes); guarded checks run only where their bytes occur.
+    Without `data`, every check runs.
+    """
+    sites = _run(lang, SINK_NAMES, root)
+    if data is None or any(isinstance(s, SinkSite) for s in sites):
+        sites += _run(lang, AUX_NAMES, root)
+    for check in GUARDED:
+        if data is None or check.guard is None or check.guard.search(data):
+            sites += _run(lang, (check.name,), root)
+    return sites
+
+
+def _run(lang: str, names: tuple[str, ...], root: ts.Node) -> list[Site]:
     by_name = {c.name: c for c in CHECKS}
     sites: list[Site] = []
-    for name, matches in bundle(lang, CHECK_NAMES).run(root).items():
+    for name, matches in bundle(lang, names).run(root).items():
         check = by_name[name]
         for caps in matches:
             sites.extend(check.sites(lang, caps))
     return sites
+
+
+def bundles_for(lang: str) -> None:
+    """Compile every query bundle `collect_sites` may use for `lang` (before forking workers)."""
+    for names in (SINK_NAMES, AUX_NAMES, *((c.name,) for c in GUARDED)):
+        bundle(lang, names)
 
 
 def analyze_file(path: str, data: bytes, lang: str, *, commit: str | None,
@@ -62,7 +86,7 @@ def _analyze(path: str, data: bytes, lang: str, commit: str | None, include_cons
              no_ignores: bool, corpus: crossfile.Corpus | None) -> FileResult:
     data = utf8_safe(data)
     tree = parse(lang, data)
-    sites = collect_sites(lang, tree.root_node)
+    sites = collect_sites(lang, tree.root_node, data)
     sinks = [s for s in sites if isinstance(s, SinkSite)]
     json_sites = [s for s in sites if isinstance(s, TemplateSite) and s.check == "BA501"]
     if not sinks and not json_sites:

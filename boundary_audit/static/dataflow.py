@@ -196,7 +196,7 @@ class Engine:
             return Opq(Prov(frozenset({Origin("tool-call", f"parameter `{name}` of tool `{fn.name}`",
                                               self.path, p.span, Contract.NATIVE)})))
         found = self.calls.arguments_for(fn, p)
-        if self.corpus is not None:
+        if self.corpus is not None and not any(prov_of(v).model for v in found):
             found = found + self.corpus.param_values(self, fn, name)
         if found:
             return alts(found)
@@ -236,8 +236,8 @@ class Engine:
         values: list[AValue] = []
         needle = target.encode()
         data = self.ex.data
-        for other in self.ex.all_functions():
-            if other.cls != fn.cls or needle not in data[other.span.start_byte : other.span.end_byte]:
+        for other in self.ex.class_functions(fn):
+            if needle not in data[other.span.start_byte : other.span.end_byte]:
                 continue
             for d in self.ex.filled(other).defs.get(target, ()):
                 values.append(self.eval(d.value, other))

@@ -22,7 +22,7 @@ from typing import Protocol
 from boundary_audit.errors import ScanError
 from boundary_audit.finding import Finding, Skipped
 from boundary_audit.static import crossfile
-from boundary_audit.static.analyze import FileResult, analyze_file
+from boundary_audit.static.analyze import FileResult, analyze_file, bundles_for
 from boundary_audit.static.parsing import detect_language
 
 
@@ -134,6 +134,10 @@ def _analyse(work: list[_Work], commit: str | None, options: ScanOptions) -> lis
         finally:
             crossfile.install({})
     chunks = _chunks(work, options.jobs * 4)
+    # NOTE(h2): compile each language's query bundle once, before forking, so that the
+    # workers inherit it instead of compiling it again each.
+    for lang in sorted({lang for _, _, lang in work}):
+        bundles_for(lang)
     try:
         with ProcessPoolExecutor(max_workers=options.jobs, mp_context=_pool_context(),
                                  initializer=crossfile.install, initargs=(corpus,)) as pool:

@@ -14,6 +14,7 @@ query match into site objects:
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import ClassVar
@@ -91,6 +92,10 @@ class Check:
     """Boundary classes whose findings carry this check's code."""
     status: ClassVar[str] = "stable"
     since: ClassVar[str] = "0.1.0"
+    phase: ClassVar[str] = "sink"
+    """When the scanner runs the check's queries: `sink` on every file; `aux` only on files
+    that have sinks (facts the sinks need); `guarded` only on files whose bytes match `guard`."""
+    guard: ClassVar[re.Pattern[bytes] | None] = None
 
     @classmethod
     def summary(cls) -> str:

@@ -54,6 +54,7 @@ class NestedShellString(Check):
     code = "BA102"
     name = "nested-shell-string"
     classes = (BoundaryClass.NESTED_STRING,)
+    phase = "aux"
 
     @classmethod
     def sites(cls, lang: str, caps: Captures) -> Iterator[Site]:

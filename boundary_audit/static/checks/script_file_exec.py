@@ -48,6 +48,7 @@ class ScriptFileExec(Check):
     code = "BA302"
     name = "script-file-exec"
     classes = (BoundaryClass.SCRIPT_FILE,)
+    phase = "aux"
 
     @classmethod
     def sites(cls, lang: str, caps: Captures) -> Iterator[Site]:

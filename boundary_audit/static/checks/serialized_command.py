@@ -37,6 +37,8 @@ None.
 
 from __future__ import annotations
 
+import re
+
 from collections.abc import Iterator
 
 from boundary_audit.static.checks.base import Check, Site, TemplateSite
@@ -49,6 +51,8 @@ class SerializedCommand(Check):
     code = "BA501"
     name = "serialized-command"
     classes = (BoundaryClass.SERIALIZED,)
+    phase = "guarded"
+    guard = re.compile(rb"""[\"'`]\s*[\[{]{1,2}\s*\\{0,3}\"[A-Za-z_]""")
 
     @classmethod
     def sites(cls, lang: str, caps: Captures) -> Iterator[Site]:

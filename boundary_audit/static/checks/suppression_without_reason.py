@@ -33,6 +33,8 @@ subprocess.run(cmd, shell=True)  # boundary-audit: ignore[BA101] cmd is a fixed 
 
 from __future__ import annotations
 
+import re
+
 from collections.abc import Iterator
 
 from boundary_audit.static.checks.base import Check, CommentSite, Site
@@ -44,6 +46,8 @@ class SuppressionWithoutReason(Check):
     code = "BA901"
     name = "suppression-without-reason"
     classes = ()
+    phase = "guarded"
+    guard = re.compile(rb"boundary-audit:")
 
     @classmethod
     def sites(cls, lang: str, caps: Captures) -> Iterator[Site]:

@@ -31,8 +31,9 @@ class Extractor:
     """Node types whose body runs conditionally or repeatedly (if/else arms, loops, try...)."""
     SCOPE_STOP: frozenset[str] = frozenset()
     """Node types whose subtree belongs to another scope (nested functions, classes)."""
-    CALL_QUERY: str = ""
-    """Internal query capturing every call as `@call` and its final callee name as `@name`."""
+    CALL_TYPES: frozenset[str] = frozenset()
+    """Node types of calls (whose callee field is CALLEE_FIELD)."""
+    CALLEE_FIELD: str = "function"
     FUNCTION_QUERY: str = ""
     """Internal query capturing every function-definition node as `@fn`."""
 
@@ -132,10 +133,47 @@ class Extractor:
         return self._all_functions
 
     def functions_named(self, name: str) -> list[Function]:
-        """Functions and methods called `name` in this file."""
-        if name.encode() not in self.data:
+        """Functions and methods called `name` in this file (found by text, not by a tree walk)."""
+        found: dict[int, Function] = {}
+        for node in self.name_nodes(name):
+            cur = node.parent
+            for _ in range(3):
+                if cur is None:
+                    break
+                value = cur.child_by_field_name("value")
+                target = cur if cur.type in self.FUNCTION_TYPES else (
+                    value if value is not None and value.type in self.FUNCTION_TYPES else None)
+                if target is not None:
+                    fn = self.function(target)
+                    if fn.name == name:
+                        found[fn.key] = fn
+                    break
+                cur = cur.parent
+        return [found[k] for k in sorted(found)]
+
+    def class_functions(self, fn: Function) -> list[Function]:
+        """The functions defined in the same class (or impl block) as `fn`."""
+        if fn.cls is None:
+            return [fn]
+        return [f for f in self.all_functions() if f.cls == fn.cls]
+
+    def name_nodes(self, name: str) -> list[ts.Node]:
+        """Leaf nodes whose text is exactly `name` (located by a byte search)."""
+        if not name or not name.replace("_", "a").replace("$", "a").isalnum():
             return []
-        return [fn for fn in self.all_functions() if fn.name == name]
+        needle = name.encode()
+        out: list[ts.Node] = []
+        start = self.data.find(needle)
+        while start >= 0:
+            end = start + len(needle)
+            before = self.data[start - 1 : start]
+            after = self.data[end : end + 1]
+            if not (before.isalnum() or before in (b"_", b"$")) and not (after.isalnum() or after in (b"_", b"$")):
+                node = self.root.descendant_for_byte_range(start, end)
+                if node is not None and node.start_byte == start and node.end_byte == end:
+                    out.append(node)
+            start = self.data.find(needle, end)
+        return out
 
     def filled(self, fn: Function) -> Function:
         """`fn` with its definitions, returns and blocks extracted."""
@@ -181,16 +219,35 @@ class Extractor:
 
     # -- calls ------------------------------------------------------------------------------
     def call_nodes(self, name: str) -> list[ts.Node]:
-        """Call nodes in this file whose final callee name is `name`."""
-        if name.encode() not in self.data:
-            return []
+        """Call nodes in this file whose final callee name is `name` (found by text)."""
+        hit = self._calls.get(name) if self._calls is not None else None
+        if hit is not None:
+            return hit
+        calls: list[ts.Node] = []
+        for node in self.name_nodes(name):
+            call = self.call_of_callee(node)
+            if call is not None:
+                calls.append(call)
         if self._calls is None:
             self._calls = {}
-            query = _internal_query(self.lang, self.CALL_QUERY)
-            for _, caps in ts.QueryCursor(query).matches(self.root):
-                call, callee = caps["call"][0], caps["name"][0]
-                self._calls.setdefault(self.text(callee), []).append(call)
-        return self._calls.get(name, [])
+        self._calls[name] = calls
+        return calls
+
+    def call_of_callee(self, node: ts.Node) -> ts.Node | None:
+        """The call whose callee ends with the name `node`, if `node` is in that position."""
+        cur = node
+        for _ in range(3):
+            parent = cur.parent
+            if parent is None:
+                return None
+            if parent.type in self.CALL_TYPES:
+                callee = (parent.child_by_field_name(self.CALLEE_FIELD)
+                          or parent.child_by_field_name("constructor"))
+                if callee is not None and callee.end_byte == node.end_byte:
+                    return parent
+                return None
+            cur = parent
+        return None
 
     def unqualified_call_ok(self, call: Call) -> bool:
         """True if an attribute call `x.f(...)` may call this file's plain function `f`.

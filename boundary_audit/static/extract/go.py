@@ -31,8 +31,7 @@ class GoExtractor(Extractor):
     FUNCTION_TYPES = frozenset({"function_declaration", "method_declaration", "func_literal"})
     BLOCK_TYPES = frozenset({"block"})
     SCOPE_STOP = FUNCTION_TYPES
-    CALL_QUERY = ("(call_expression function: [(identifier) @name (selector_expression field: "
-                  "(field_identifier) @name)]) @call")
+    CALL_TYPES = frozenset({"call_expression"})
     FUNCTION_QUERY = "[(function_declaration) (method_declaration)] @fn"
 
     def convert(self, node: ts.Node) -> Expr:

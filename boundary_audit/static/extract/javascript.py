@@ -53,8 +53,7 @@ class JavaScriptExtractor(Extractor):
                                 "generator_function_declaration", "generator_function"})
     BLOCK_TYPES = frozenset({"statement_block", "switch_case", "else_clause", "catch_clause"})
     SCOPE_STOP = FUNCTION_TYPES | {"class_declaration", "class"}
-    CALL_QUERY = ("(call_expression function: [(identifier) @name "
-                  "(member_expression property: (property_identifier) @name)]) @call")
+    CALL_TYPES = frozenset({"call_expression", "new_expression"})
     FUNCTION_QUERY = ("[(function_declaration) (function_expression) (arrow_function) "
                       "(method_definition) (generator_function_declaration)] @fn")
 

@@ -43,7 +43,7 @@ class PythonExtractor(Extractor):
     FUNCTION_TYPES = frozenset({"function_definition"})
     BLOCK_TYPES = frozenset({"block"})
     SCOPE_STOP = frozenset({"function_definition", "class_definition", "lambda"})
-    CALL_QUERY = "(call function: [(identifier) @name (attribute attribute: (identifier) @name)]) @call"
+    CALL_TYPES = frozenset({"call"})
     FUNCTION_QUERY = "(function_definition) @fn"
 
     # -- expressions ------------------------------------------------------------------------

@@ -34,8 +34,7 @@ class RustExtractor(Extractor):
     FUNCTION_TYPES = frozenset({"function_item", "closure_expression"})
     BLOCK_TYPES = frozenset({"block", "match_arm", "else_clause"})
     SCOPE_STOP = frozenset({"function_item", "closure_expression", "impl_item", "trait_item", "mod_item"})
-    CALL_QUERY = ("(call_expression function: [(identifier) @name (field_expression field: "
-                  "(field_identifier) @name) (scoped_identifier name: (identifier) @name)]) @call")
+    CALL_TYPES = frozenset({"call_expression"})
     FUNCTION_QUERY = "(function_item) @fn"
 
     def convert(self, node: ts.Node) -> Expr:

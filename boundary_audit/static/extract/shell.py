@@ -46,7 +46,8 @@ class ShellExtractor(Extractor):
     BLOCK_TYPES = frozenset({"if_statement", "elif_clause", "else_clause", "for_statement",
                              "while_statement", "case_item", "c_style_for_statement"})
     SCOPE_STOP = frozenset({"function_definition"})
-    CALL_QUERY = "(command name: (command_name (word) @name)) @call"
+    CALL_TYPES = frozenset({"command"})
+    CALLEE_FIELD = "name"
     FUNCTION_QUERY = "(function_definition) @fn"
 
     # -- words ------------------------------------------------------------------------------

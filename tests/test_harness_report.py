@@ -10,7 +10,7 @@ from dataclasses import replace
 import pytest
 
 from boundary_audit.errors import ConfigError, HarnessError, UsageError
-from boundary_audit.harness import SYSTEMS, driver_class, make_harness_transport
+from boundary_audit.harness import PLANNED, SYSTEMS, driver_class, make_harness_transport
 from boundary_audit.harness.compare import pair
 from boundary_audit.harness.explain import Explanation, packaged, parse
 from boundary_audit.harness.render import render_json, render_markdown, render_text
@@ -81,11 +81,12 @@ def test_parameters_arrive_as_text_and_are_checked() -> None:
 def test_unknown_and_planned_systems() -> None:
     with pytest.raises(UsageError) as unknown:
         driver_class("aider")
-    assert unknown.value.message == (
-        "unknown harness system 'aider' (known: swe-agent, langchain, autogen, all)"
-    )
-    with pytest.raises(HarnessError, match=r"^no harness driver for codex yet \(planned: "):
-        driver_class("codex")
+    known = ", ".join([*SYSTEMS, "all"])
+    assert unknown.value.message == f"unknown harness system 'aider' (known: {known})"
+    assert list(SYSTEMS)[:3] == ["swe-agent", "langchain", "autogen"]
+    for name in PLANNED:
+        with pytest.raises(HarnessError, match=rf"^no harness driver for {name} yet \(planned: "):
+            driver_class(name)
 
 
 @pytest.mark.parametrize(
@@ -140,7 +141,7 @@ def cell(
 ) -> CellRun:
     return CellRun(task_id=task, family=family, tier=int(task[-1]), core=True,
                    transport=transport, reply_set=rs, reply_id=rs, passed=passed,
-                   reason=reason if not passed else "ok", status=status, exit_code=0,
+                   reason=reason if not passed else "ok", status=status, detail="", exit_code=0,
                    timed_out=False, duration_s=0.25, final_state=('"a.txt" 2B "x\\n"',),
                    contract="raw")  # fmt: skip
 

@@ -41,6 +41,7 @@ def _run_json(run: CellRun, timings: bool, state: bool = False) -> dict[str, Any
         "passed": run.passed,
         "reason": run.reason,
         "status": run.status,
+        "detail": run.detail,
         "exit_code": run.exit_code,
         "timed_out": run.timed_out,
     }
@@ -156,8 +157,9 @@ def _table(header: Sequence[str], rows: Sequence[Sequence[str]], markdown: bool)
 
 def _outcome(run: CellRun) -> str:
     verdict = "PASS" if run.passed else "FAIL"
-    detail = "" if run.passed else f": {run.reason}"
-    return f"{verdict} [{run.status}]{detail}"
+    reason = "" if run.passed else f": {run.reason}"
+    said = f" ({run.detail})" if run.detail and run.detail != run.status else ""
+    return f"{verdict} [{run.status}]{reason}{said}"
 
 
 def _heading(text: str, level: int, markdown: bool) -> str:

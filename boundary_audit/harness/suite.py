@@ -22,11 +22,12 @@ from boundary_audit.harness.transport import HarnessTransport
 from boundary_audit.sandbox.interface import ExecResult, Sandbox, Workspace
 from boundary_audit.tasks import Reply, ReplySet, Task, Verdict, materialize, validate
 from boundary_audit.tasks.diff import quoted
-from boundary_audit.transports.interface import Transport
+from boundary_audit.transports.interface import Transport, TransportResult
 
+PREFLIGHT_WORD = "boundary-audit-preflight"
+"""What `HarnessTransport.preflight_reply` prints; the preflight expects it as the observation."""
 STATE_ENTRIES = 12
 """How many work-dir entries a final-state picture lists."""
-PREFLIGHT_REPLY = "echo boundary-audit-preflight"
 
 
 @dataclass(frozen=True)
@@ -44,7 +45,10 @@ class CellRun:
     reason: str
     status: str
     """The harness's own verdict for `harness:*` transports (`executed`, `blocked`, ...), else
-    `ran`, `timeout` or `error`."""
+    `ran`, `timeout`, `refused` (the transport rejected the reply) or `error`."""
+    detail: str
+    """What the harness or transport said beyond pass/fail: the status and the driver's notes,
+    or a transport's rejection or note; "" when nothing."""
     exit_code: int | None
     timed_out: bool
     duration_s: float
@@ -98,11 +102,15 @@ def _describe(full: Path, rel: str) -> str:
 def _carry(
     transport: Transport, reply: str, ws: Workspace, sandbox: Sandbox
 ) -> tuple[ExecResult, str, str]:
+    """(result, status, detail) of one reply through `transport`."""
     if isinstance(transport, HarnessTransport):
         outcome = transport.drive(reply, ws, sandbox)
-        return outcome.to_exec_result(), outcome.status, "; ".join(outcome.notes)
+        return outcome.to_exec_result(), outcome.status, outcome.detail
     result = transport.execute(reply, ws, sandbox)
-    return result, ("timeout" if result.timed_out else "ran"), ""
+    status = "timeout" if result.timed_out else "ran"
+    if isinstance(result, TransportResult):
+        return result, "refused" if result.rejected else status, result.rejected or result.note
+    return result, status, ""
 
 
 def run_cell(
@@ -118,7 +126,7 @@ def run_cell(
                 verdict = Verdict(False, f"error: harness driver failed: {detail}")
             state = final_state(ws.work)
     except BoundaryAuditError as exc:
-        result, status, state = ExecResult(None, b"", b""), "error", ()
+        result, status, detail, state = ExecResult(None, b"", b""), "error", exc.message, ()
         verdict = Verdict(False, f"error: {exc.message}")
     return CellRun(
         task_id=task.id,
@@ -131,6 +139,7 @@ def run_cell(
         passed=verdict.passed,
         reason=verdict.reason,
         status=status,
+        detail=detail,
         exit_code=result.exit_code,
         timed_out=result.timed_out,
         duration_s=round(result.duration_s, 3),
@@ -148,9 +157,9 @@ def preflight(transport: Transport, sandbox: Sandbox) -> None:
     if why is not None:
         raise HarnessError(f"{transport.name} cannot run in sandbox {sandbox.name}: {why}")
     with sandbox.workspace() as ws:
-        outcome = transport.drive(PREFLIGHT_REPLY, ws, sandbox)
+        outcome = transport.drive(transport.preflight_reply(), ws, sandbox)
     seen = outcome.observation.strip()
-    if outcome.status != "executed" or seen != PREFLIGHT_REPLY.split()[1]:
+    if outcome.status != "executed" or seen != PREFLIGHT_WORD:
         detail = "; ".join(outcome.notes) or f"observation {seen[:80]!r}"
         raise HarnessError(
             f"{transport.name} does not work in sandbox {sandbox.name}: "

@@ -21,10 +21,14 @@ from boundary_audit.errors import HarnessError, TransportError, UsageError
 from boundary_audit.harness.install import installed, require
 from boundary_audit.harness.spec import HarnessSpec
 from boundary_audit.sandbox.interface import ExecResult, Sandbox, Workspace
-from boundary_audit.transports.interface import Transport
+from boundary_audit.transports.interface import Transport, TransportResult
 
 PROTOCOL = "boundary-audit-harness/1"
 TIMEOUT_STATUSES = frozenset({"timeout", "driver-timeout"})
+REFUSED_STATUSES = frozenset(
+    {"blocked", "syntax-error", "no-code-blocks", "tool-error", "invalid-input"}
+)
+"""Statuses where the harness refused the reply without running it (the run fails on that)."""
 
 
 @dataclass(frozen=True)
@@ -43,10 +47,19 @@ class DriverOutcome:
     process: ExecResult | None = None
     """The sandbox's record of the driver process itself."""
 
-    def to_exec_result(self) -> ExecResult:
-        """The transport-level result: the observation as stdout, the driver's log as stderr."""
+    @property
+    def detail(self) -> str:
+        """`status: notes`, one line."""
+        return f"{self.status}: {'; '.join(self.notes)}" if self.notes else self.status
+
+    def to_exec_result(self) -> TransportResult:
+        """The transport-level result: the observation as stdout, the driver's log as stderr,
+        a refusal as `rejected`, the harness's status and notes as `note`."""
         proc = self.process or ExecResult(exit_code=None, stdout=b"", stderr=b"")
-        return ExecResult(
+        refused = self.status in REFUSED_STATUSES
+        return TransportResult(
+            rejected=f"{self.system} {self.detail}" if refused else "",
+            note=self.detail,
             exit_code=None if self.status in TIMEOUT_STATUSES else self.exit_code,
             stdout=self.observation.encode("utf-8", "surrogateescape"),
             stderr=proc.stderr,
@@ -114,6 +127,7 @@ class HarnessTransport(Transport):
 
     def _coerce(self, key: str, given: Any) -> Any:
         default = self.defaults[key]
+        value: Any
         try:
             if isinstance(default, bool):
                 value = given if isinstance(given, bool) else _parse_bool(str(given))
@@ -140,6 +154,10 @@ class HarnessTransport(Transport):
         if installed(self.spec) is None:
             return f"the {self.spec.name} harness is not installed"
         return None
+
+    def preflight_reply(self) -> str:
+        """A reply that must come back `executed` with `boundary-audit-preflight` as output."""
+        return "echo boundary-audit-preflight"
 
     def adapter_path(self) -> str:
         """The boundary path of the system's adapter that this configuration reproduces."""

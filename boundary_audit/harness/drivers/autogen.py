@@ -101,6 +101,10 @@ class AutoGenHarness(HarnessTransport):
                 self._docker = DockerSide.connect(self.params["docker_host"], self.params["image"])
             return self._docker
 
+    def preflight_reply(self) -> str:
+        reply = super().preflight_reply()
+        return reply if self.params["fence"] == "wrap" else f"```sh\n{reply}\n```"
+
     def adapter_path(self) -> str:
         return "docker-executor" if self._docker_mode() else "local-executor"
 

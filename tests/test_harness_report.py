@@ -5,7 +5,9 @@ pairing, and the JSON / Markdown / text renderings of hand-built runs.
 from __future__ import annotations
 
 import json
+import os
 from dataclasses import replace
+from pathlib import Path
 
 import pytest
 
@@ -15,7 +17,7 @@ from boundary_audit.harness.compare import pair
 from boundary_audit.harness.explain import Explanation, packaged, parse
 from boundary_audit.harness.render import render_json, render_markdown, render_text
 from boundary_audit.harness.report import SCHEMA, build_report
-from boundary_audit.harness.suite import CellRun
+from boundary_audit.harness.suite import CellRun, final_state
 from boundary_audit.harness.transport import parse_driver_output
 from boundary_audit.sandbox.interface import ExecResult
 
@@ -243,3 +245,20 @@ def test_text_report_uses_plain_headings_and_aligned_columns() -> None:
     text = render_text(report())
     assert text.startswith("Real harness: SWE-agent\n=======================\n")
     assert "\nPass rates\n----------\n" in text and "|---|" not in text
+
+
+def test_final_state_pictures_the_work_dir_without_following_links(tmp_path: Path) -> None:
+    (tmp_path / "repo" / ".git" / "objects").mkdir(parents=True)
+    (tmp_path / "repo" / "a b.txt").write_bytes(b"hi\n\t")
+    (tmp_path / "l").symlink_to("/etc/passwd")
+    os.mkfifo(tmp_path / "f")
+    assert final_state(tmp_path) == (
+        '"f" (special)',
+        '"l" -> "/etc/passwd"',
+        '"repo"/',
+        '"repo/a b.txt" 4B "hi\\n\\t"',
+    )
+    for i in range(14):
+        (tmp_path / f"n{i:02}").write_bytes(b"")
+    pictured = final_state(tmp_path)
+    assert len(pictured) == 13 and pictured[-1] == "... 6 more"

@@ -66,17 +66,14 @@ def no_progress(_: CellRun) -> None:
 
 
 def final_state(work: Path, limit: int = STATE_ENTRIES) -> tuple[str, ...]:
-    """A deterministic picture of `work`: sorted entries, lstat only, links never followed."""
+    """A deterministic picture of `work`: sorted entries, lstat only, links never followed,
+    `.git` directories left out."""
     entries: list[str] = []
     for root, dirs, files in os.walk(work):
-        dirs.sort()
+        dirs[:] = sorted(d for d in dirs if d != ".git")  # repositories are checked through git
         for name in sorted([*dirs, *files]):
             full = Path(root, name)
-            rel = full.relative_to(work).as_posix()
-            if rel == ".git" or rel.startswith(".git/"):
-                continue
-            entries.append(_describe(full, rel))
-        dirs[:] = [d for d in dirs if Path(root, d).relative_to(work).as_posix() != ".git"]
+            entries.append(_describe(full, full.relative_to(work).as_posix()))
     if len(entries) > limit:
         entries = [*entries[:limit], f"... {len(entries) - limit} more"]
     return tuple(entries)

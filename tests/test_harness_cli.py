@@ -47,6 +47,17 @@ def test_offline_install_reports_each_system_as_skipped(
     assert not empty_cache.exists()
 
 
+def test_install_takes_several_systems_once_each(
+    empty_cache: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    argv = ["harness", "install", "langchain", "swe-agent", "langchain", "--offline"]
+    assert cli.main(argv) == ExitCode.ENVIRONMENT
+    assert [line.split(":")[0] for line in capsys.readouterr().out.splitlines()] == [
+        "langchain",
+        "swe-agent",
+    ]
+
+
 def test_offline_run_without_the_driver_fails_before_running(
     empty_cache: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:

@@ -53,17 +53,18 @@ def _params(pairs: list[str] | None, flag: str) -> Params:
     return tuple(out)
 
 
-@app.command("install")
+@app.command("install", no_args_is_help=True)
 def install_cmd(
-    system: Annotated[str, typer.Argument(help="A system name, or `all`.")],
+    systems: Annotated[list[str], typer.Argument(help="System names, or `all`.")],
     force: Annotated[bool, typer.Option("--force", help="Rebuild even if installed.")] = False,
     offline: Annotated[
         bool, typer.Option("--offline", envvar=_env("OFFLINE"), help="Never install; check only.")
     ] = False,
 ) -> int:
-    """Install the pinned virtual environment of SYSTEM's driver (once; safe to run twice)."""
+    """Install the pinned environments of the SYSTEMS' drivers (once; safe to run twice)."""
+    chosen = [cls for name in dict.fromkeys(systems) for cls in select(name)]
     skipped = 0
-    for cls in select(system):
+    for cls in dict.fromkeys(chosen):
         try:
             found = install(cls.spec, offline=offline, force=force, progress=_say)
         except BoundaryAuditError as exc:

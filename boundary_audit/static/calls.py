@@ -13,6 +13,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from boundary_audit.static import knowledge as K
+from boundary_audit.static.dataflow_limits import MAX_CALL_DEPTH
 from boundary_audit.static.handles import HANDLE_CONSTRUCTORS, handle_method, join_list
 from boundary_audit.static.ir import Attr, Call, Function, Lit, Map, Param, Ref, Spread
 from boundary_audit.static.values import (
@@ -191,9 +192,9 @@ class CallEvaluator:
         if not targets and isinstance(callee, Ref) and self.engine.corpus is not None:
             cn = self.ex.canonical(call.name)
             if cn != call.name:
-                values = self.engine.corpus.return_values(self.engine, call, cn)
+                values = self.engine.corpus.return_values(self.engine, call, cn, fn)
                 return alts(values) if values else None
-        if not targets or self.engine.depth >= 6:
+        if not targets or self.engine.depth >= MAX_CALL_DEPTH:
             return None
         self.engine.depth += 1
         try:

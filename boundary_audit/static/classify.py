@@ -177,7 +177,7 @@ def argv(value: AValue, remote: bool, ctx: Context = NO_CONTEXT) -> Verdict:
             v = argv(sub, True, ctx)
             return replace(v, detail=f"{prog} exec … {v.detail}".strip())
     if prog == "tmux" and rest_words[:1] and rest_words[0] in ("send-keys", "send"):
-        return _tmux_keys(rest_items[1:], rest_words[1:])
+        return _tmux_keys(rest_items[1:], rest_words[1:], value.rest)
     if prog == "tmux" and rest_words[:1] and rest_words[0] in ("new-session", "new-window",
                                                                  "split-window", "respawn-pane"):
         tail = [x for x, w in zip(rest_items[1:], rest_words[1:]) if w is None or not w.startswith("-")]
@@ -223,8 +223,10 @@ def _ssh(items: list[AValue], words: list[str | None], whole: Lst, ctx: Context)
         j += 2 if len(flag) == 2 and flag[1] in "bcDEeFIiJLlmOopQRSWw" else 1
     command = items[j + 1 :]
     if not command:
-        return Verdict(BC.REMOTE_STRING, 1, whole.rest or EMPTY, "ssh", fixed=not whole.rest)
-    joined = command[0] if len(command) == 1 else join_list(Lst(tuple(command)), " ")
+        rest = whole.rest or EMPTY
+        return Verdict(BC.REMOTE_STRING, 1, rest, "ssh", fixed=rest.constant)
+    joined = (command[0] if len(command) == 1 and whole.rest is None
+              else join_list(Lst(tuple(command), whole.rest), " "))
     v = shell_string(joined, BC.REMOTE_STRING, ctx)
     notes = v.notes + ("ssh joins its arguments with spaces for the remote shell",)
     return replace(v, detail=v.detail if v.boundary_class == BC.NESTED_STRING else "ssh", notes=notes)
@@ -240,7 +242,7 @@ def _container_command(prog: str, items: list[AValue], words: list[str | None]) 
     return Lst(tuple(items[j + 1 :])) if j + 1 < len(items) else None
 
 
-def _tmux_keys(items: list[AValue], words: list[str | None]) -> Verdict:
+def _tmux_keys(items: list[AValue], words: list[str | None], rest: Prov | None) -> Verdict:
     j = 0
     literal_flag = False
     while j < len(words) and words[j] is not None and (words[j] or "").startswith("-"):
@@ -248,7 +250,7 @@ def _tmux_keys(items: list[AValue], words: list[str | None]) -> Verdict:
         literal_flag = literal_flag or "l" in flag[1:]
         j += 2 if flag in ("-t", "-N", "-c") else 1
     keys = items[j:]
-    prov = join_all(prov_of(k) for k in keys)
+    prov = join_all(prov_of(k) for k in keys).join(rest or EMPTY)
     detail = "tmux send-keys -l" if literal_flag else "tmux send-keys"
     return Verdict(BC.TTY_KEYSTROKES, 1, prov, detail, fixed=prov.constant)
 

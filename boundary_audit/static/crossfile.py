@@ -122,8 +122,12 @@ class Corpus:
         self._params[key] = out
         return out
 
-    def return_values(self, engine: Engine, call: Call, canonical: str) -> list[AValue]:
-        """Return values of an imported function defined in another scanned file."""
+    def return_values(self, engine: Engine, call: Call, canonical: str, caller: Function) -> list[AValue]:
+        """Return values of an imported function defined in another scanned file.
+
+        The callee's parameters are bound to this call's arguments, evaluated here, so the
+        value is specific to the call site (and needs no further file hop to reach them).
+        """
         module, _, fname = canonical.rpartition(".")
         if not module or not isinstance(call.callee, Ref):
             return []
@@ -134,6 +138,14 @@ class Corpus:
             targets = [f for f in ex.functions_named(fname) if not f.is_method]
             if targets:
                 other = self.engine_for(ex, getattr(engine, "hops", 0) + 1)
+                for t in targets:
+                    for p in t.params:
+                        arg = call.kwarg(p.name)
+                        if arg is None and p.index < len(call.args) and not any(
+                                isinstance(a, Spread) for a in call.args[: p.index + 1]):
+                            arg = call.args[p.index]
+                        if arg is not None:
+                            other.bindings[(t.key, p.name)] = engine.eval(arg, caller)
                 values = [other.eval(r, t) for t in targets for r in ex.filled(t).returns]
                 from boundary_audit.static.calls import with_step
 

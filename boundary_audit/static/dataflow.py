@@ -56,10 +56,7 @@ from boundary_audit.static.values import (
 )
 from boundary_audit.taxonomy import Contract
 
-MAX_STEPS = 4000
-"""Evaluation steps per sink before the engine gives up (the value becomes unknown)."""
-MAX_CALL_DEPTH = 6
-"""How many function boundaries (returns or parameters) one trace may cross."""
+from boundary_audit.static.dataflow_limits import MAX_CALL_DEPTH, MAX_STEPS
 
 if TYPE_CHECKING:
     from boundary_audit.static.crossfile import Corpus
@@ -74,6 +71,8 @@ class Engine:
         self.corpus = corpus
         self.hops = 0
         """File boundaries crossed to reach this engine (cross-file tracing)."""
+        self.bindings: dict[tuple[int, str], AValue] = {}
+        """Parameter values fixed by the caller (a call-site specific evaluation)."""
         self._memo: dict[tuple[object, ...], AValue] = {}
         self._alive: dict[int, Expr] = {}
         """Keeps every evaluated expression alive so its id() cannot be reused by a new one."""
@@ -160,7 +159,13 @@ class Engine:
             return None
         before = [d for d in defs if d.pos <= pos]
         if not before:
-            chosen = list(defs)
+            # NOTE(h2): a read before every definition is either a parameter (`x = x.copy()`)
+            # or a value carried around a loop from a later definition (never its own).
+            if fn.param(name) is not None:
+                return None
+            chosen = [d for d in defs if not d.span.start_byte <= pos < d.pos]
+            if not chosen:
+                return None
         else:
             use_path = fn.block_path(pos)
             chosen = []
@@ -173,6 +178,9 @@ class Engine:
 
     def param(self, fn: Function, name: str) -> AValue:
         """Value of parameter `name` of `fn`: the arguments its callers pass."""
+        bound = self.bindings.get((fn.key, name))
+        if bound is not None:
+            return bound
         key = ("param", fn.key, name)
         hit = self._memo.get(key)
         if hit is not None:
@@ -210,6 +218,9 @@ class Engine:
         """Value of `base.name`: a source, a class attribute, a handle's part, or the base's data."""
         name = expr.name
         base_text = dotted(expr.base)
+        fixed = K.CONSTANT_ATTRS.get(self.ex.canonical(f"{base_text}.{name}")) if base_text else None
+        if fixed is not None:
+            return Str((Text(fixed, self.path, expr.span),))
         origin = attr_origin(name, base_text, self.path, expr.span)
         if base_text in ("self", "this") and fn.cls is not None:
             own = self.class_attr(fn, f"{base_text}.{name}")

@@ -209,6 +209,11 @@ def inert_call(name: str) -> bool:
     return any(name == p or (p.endswith(".") or p.endswith("_")) and name.startswith(p) for p in INERT_CALLS)
 
 
+CONSTANT_ATTRS: dict[str, str] = {"sys.executable": "python3", "os.devnull": "/dev/null",
+                                  "process.execPath": "node", "process.argv0": "node"}
+"""Attribute reads whose value is a fixed program or path of the running system."""
+
+
 def program_name(text: str) -> str:
     """`/usr/bin/bash` → `bash`; `python3.11` → `python3`."""
     base = text.rsplit("/", 1)[-1]

@@ -9,6 +9,7 @@ the keys of `tmux send-keys`. `json_holes` does the same for JSON string literal
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 
 from boundary_audit.static import knowledge as K
@@ -157,11 +158,15 @@ def argv_parser(words: list[str]) -> Inner | None:
 
 @dataclass(frozen=True)
 class JsonHole:
-    """A hole of a JSON-looking template: inside a string literal or not."""
+    """A hole of a JSON-looking template: inside a string literal or not, and under which key."""
 
     hole: Hole
     in_string: bool
+    key: str | None = None
+    """The object key whose value the hole is part of, if one precedes it."""
 
+
+_KEY = re.compile(r'\\?"([A-Za-z_][A-Za-z0-9_]*)\\?"\s*:[^,{}]*$')
 
 def looks_like_json(value: Str) -> bool:
     """True if the template's literal text opens a JSON object or array with a quoted key."""
@@ -174,11 +179,15 @@ def json_holes(value: Str) -> list[JsonHole]:
     out: list[JsonHole] = []
     in_string = False
     escaped = False
+    seen = ""
     for piece in value.pieces:
         if isinstance(piece, Hole):
-            out.append(JsonHole(piece, in_string))
+            m = _KEY.search(seen)
+            out.append(JsonHole(piece, in_string, m.group(1) if m else None))
             escaped = False
+            seen += "\0"
             continue
+        seen += piece.text
         for ch in piece.text:
             if escaped:
                 escaped = False

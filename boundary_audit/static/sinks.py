@@ -268,7 +268,8 @@ def serialized_templates(sites: list[TemplateSite], ctx: FileContext) -> list[Re
             if s is None or not looks_like_json(s):
                 continue
             bad = [h.hole for h in json_holes(s)
-                   if h.hole.prov.origins and not _serializer(h.hole.sanitizer)]
+                   if h.hole.prov.origins and not _serializer(h.hole.sanitizer)
+                   and h.key is not None and _command_key(h.key)]
             if not bad:
                 continue
             prov = join_all(h.prov for h in bad)
@@ -277,6 +278,13 @@ def serialized_templates(sites: list[TemplateSite], ctx: FileContext) -> list[Re
             out.append((F.build(v, primary, eng.ex.lang, "string template", None), False))
             break
     return out
+
+
+def _command_key(key: str) -> bool:
+    """JSON keys that carry a command: `cmd`, `command`, `code`, `script`, `input`, `args`..."""
+    from boundary_audit.static.knowledge import is_command_name, is_tool_param
+
+    return is_command_name(key) or is_tool_param(key) or key in ("input", "args", "params", "exec", "run")
 
 
 def _serializer(name: str | None) -> bool:

@@ -36,9 +36,25 @@
   function: (attribute
     object: (attribute attribute: (identifier) @_c)
     attribute: (identifier) @_m) @sink.docker
-  arguments: (argument_list . (_) . (_) @arg)
+  arguments: (argument_list
+    .
+    (_)
+    .
+    [(string) (identifier) (list) (call) (attribute) (binary_operator) (subscript)] @arg)
   (#eq? @_c "containers")
   (#eq? @_m "run")) @span
+
+(call
+  function: (attribute
+    object: (attribute attribute: (identifier) @_c)
+    attribute: (identifier) @_m) @sink.docker
+  arguments: (argument_list
+    (keyword_argument
+      name: (identifier) @_kw
+      value: (_) @arg))
+  (#eq? @_c "containers")
+  (#eq? @_m "run")
+  (#eq? @_kw "command")) @span
 
 ; asyncio.to_thread(container.exec_run, cmd) and run_in_executor(None, container.exec_run, cmd)
 (call

@@ -3,8 +3,9 @@
     .venv/bin/python benchmarks/bench_harness.py [--select core] [--sandbox bwrap] [--jobs 1]
 
 Runs the oracle replies of the selected tasks (default: the 14 tier-0 core tasks) through
-`raw` and through every installed driver (`boundary-audit harness install all` first), one run
-at a time by default so the numbers are per-run cost rather than throughput, and prints each
+`raw` and through every installed driver (run `boundary-audit harness install swe-agent
+langchain autogen` first), one run at a time by default so the numbers are per-run cost
+rather than throughput, and prints each
 transport's mean and median time per run in the sandbox (process start to exit) and its
 ratio to `raw`. It also prints each driver's own split, as the in-sandbox driver reports it:
 interpreter start + harness import, then the harness's work (session start-up included).

@@ -1,9 +1,10 @@
 """Real-harness fixtures: the drivers' pinned environments and a bubblewrap sandbox to run them in.
 
 `harness_env(system)` returns the finished install of a driver. `.ci/run` installs them before
-the tests (`boundary-audit harness install all`); on a developer machine a missing one is
-installed here once, through the installer's lock (so concurrent xdist workers build it once).
-Where it cannot be installed, CI fails loudly and a developer machine skips with the reason.
+the tests (`boundary-audit harness install swe-agent langchain autogen`); on a developer
+machine a missing one is installed here once, through the installer's lock (so concurrent
+xdist workers build it once). Where it cannot be installed, CI fails loudly and a developer
+machine skips with the reason.
 """
 
 from __future__ import annotations
@@ -33,7 +34,7 @@ def harness_env() -> Callable[[str], Installation]:
         except BoundaryAuditError as exc:
             why = f"the {system} harness is not installed and cannot be installed: {exc.message}"
             if os.environ.get("CI"):
-                pytest.fail(f"{why} (.ci/run must run `boundary-audit harness install all`)")
+                pytest.fail(f"{why} (.ci/run must run `boundary-audit harness install {system}`)")
             pytest.skip(why)
 
     return need

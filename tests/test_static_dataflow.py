@@ -193,3 +193,25 @@ def test_shell_function_parameters_trace_to_callers() -> None:
     src = 'run() {\n  bash -c "$1"\n}\nreply=$(claude -p "$*")\nrun "$reply"\nrun "ls"\n'
     (f,) = scan(("r.sh", src))
     assert brief([f]) == [("r.sh", 2, "BA101", True, "medium")]
+
+
+def test_a_cycle_cut_while_tracing_one_sink_does_not_poison_the_next() -> None:
+    src = """SPECIALS = {"ENTER": "Enter"}
+
+class Terminal:
+    def send_keys(self, text):
+        if text.upper() in SPECIALS:
+            self.pane.send_keys(SPECIALS[text.upper()])
+            return
+        self.pane.send_keys(text, literal=True)
+
+class Agent:
+    def act(self, parsed):
+        self.terminal.send_keys(parsed.keystrokes)
+"""
+    found = scan(("t.py", src))
+    assert [(f.primary.start_line, f.code, f.model_controlled, f.contract) for f in found] == [
+        (8, "BA203", True, Contract.RAW)]
+    (constant, traced) = scan(("t.py", src), include_constant=True)
+    assert (constant.primary.start_line, constant.severity) == (6, Severity.INFO)
+    assert "model output enters: parsed.keystrokes" in [r.annotation for r in traced.related]

@@ -79,6 +79,8 @@ class Engine:
         self._busy: set[tuple[object, ...]] = set()
         self.steps = 0
         self.depth = 0
+        self.cuts = 0
+        """Cycle cuts so far; a result computed across a cut is not memoised (it may be partial)."""
         from boundary_audit.static.calls import CallEvaluator
 
         self.calls = CallEvaluator(self)
@@ -96,15 +98,21 @@ class Engine:
         if hit is not None:
             return hit
         self.steps += 1
-        if self.steps > MAX_STEPS or key in self._busy:
-            return UNKNOWN_OPAQUE if self.steps > MAX_STEPS else Opq(EMPTY)
+        if self.steps > MAX_STEPS:
+            self.cuts += 1
+            return UNKNOWN_OPAQUE
+        if key in self._busy:
+            self.cuts += 1
+            return Opq(EMPTY)
         self._busy.add(key)
         self._alive[id(expr)] = expr
+        cuts = self.cuts
         try:
             result = self._eval(expr, fn)
         finally:
             self._busy.discard(key)
-        self._memo[key] = result
+        if self.cuts == cuts:
+            self._memo[key] = result
         return result
 
     def _eval(self, expr: Expr, fn: Function) -> AValue:
@@ -186,15 +194,18 @@ class Engine:
         if hit is not None:
             return hit
         if key in self._busy or self.depth >= MAX_CALL_DEPTH:
+            self.cuts += 1
             return Opq(EMPTY) if key in self._busy else UNKNOWN_OPAQUE
         self._busy.add(key)
         self.depth += 1
+        cuts = self.cuts
         try:
             result = self._param(fn, name)
         finally:
             self.depth -= 1
             self._busy.discard(key)
-        self._memo[key] = result
+        if self.cuts == cuts:
+            self._memo[key] = result
         return result
 
     def _param(self, fn: Function, name: str) -> AValue:

@@ -20,7 +20,7 @@ from boundary_audit.static import classify as C
 from boundary_audit.static import findings as F
 from boundary_audit.static.checks.base import SinkSite, TemplateSite, WriteSite
 from boundary_audit.static.dataflow import Engine
-from boundary_audit.static.ir import Span
+from boundary_audit.static.ir import Call, Span
 from boundary_audit.static.shellsyntax import json_holes, looks_like_json
 from boundary_audit.static.values import (
     AValue,
@@ -155,16 +155,37 @@ _BY_METHOD_NAME = frozenset({"remote", "session", "tty", "remote-argv", "docker"
 
 
 def _own_method(site: SinkSite, ctx: FileContext) -> bool:
-    """True if the called method is defined in this file: the project's own API, not a sink.
+    """True if the called method belongs to a class of this file: the project's own API.
 
-    NOTE(h2): `sandbox.run(action)` is a sandbox SDK call unless the file defines `run` on
-    its own class; then the body of that method is where a real sink would be.
+    NOTE(h2): `sandbox.run(action)` is a sandbox SDK call unless `sandbox` is an instance of a
+    class this file defines (or the call is on `self`); then that method's body is where a
+    real sink would be. `self.pane.send_keys(...)` inside a class that also defines its own
+    `send_keys` is still libtmux's.
     """
     callee = site.span.child_by_field_name("function")
     if callee is None:
         return False
-    name = ctx.engine.ex.text(callee).replace("::", ".").rsplit(".", 1)[-1].strip()
-    return any(f.is_method or f.cls for f in ctx.engine.ex.functions_named(name))
+    ex = ctx.engine.ex
+    receiver = (callee.child_by_field_name("object") or callee.child_by_field_name("value")
+                or callee.child_by_field_name("operand"))
+    if receiver is None:
+        return False
+    name = ex.text(callee).replace("::", ".").rsplit(".", 1)[-1].strip()
+    if not any(f.is_method or f.cls for f in ex.functions_named(name)):
+        return False
+    text = ex.text(receiver)
+    if text in ("self", "this"):
+        return True
+    fn = ex.function_at(site.span)
+    defs = list(ex.filled(fn).defs.get(text, ())) + list(ex.filled(ex.module()).defs.get(text, ()))
+    classes = {f.cls for f in ex.all_functions() if f.cls}
+    last = text.rsplit(".", 1)[-1].lstrip("_").lower()
+    if len(last) >= 4 and any(c.lower() == last or c.lower().endswith(last) for c in classes):
+        return True
+    for d in defs:
+        if isinstance(d.value, Call) and d.value.name.rsplit(".", 1)[-1] in classes:
+            return True
+    return False
 
 
 def _need(node: ts.Node | None) -> ts.Node:

@@ -1,13 +1,13 @@
 ; BA201 shell-stdin-write (Python): text written into a process's stdin.
 
-; proc.stdin.write(x) / self.proc.stdin.write(x) / proc.stdin.writelines(x)
+; proc.stdin.write(x) / self.proc.stdin.write(x) / self._stdin.write(x) / proc.stdin.writelines(x)
 (call
   function: (attribute
     object: (attribute
       attribute: (identifier) @_stdin) @sink.stdin
     attribute: (identifier) @_write)
   arguments: (argument_list . (_) @arg)
-  (#eq? @_stdin "stdin")
+  (#match? @_stdin "^_*(stdin|shell_stdin|proc_stdin)$")
   (#any-of? @_write "write" "writelines")) @span
 
 ; proc.communicate(input=x)

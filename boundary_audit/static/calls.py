@@ -187,6 +187,11 @@ class CallEvaluator:
             targets = [f for f in self.ex.functions_named(callee.name) if not f.is_method]
         elif isinstance(callee, Attr) and isinstance(callee.base, Ref) and callee.base.name in ("self", "this"):
             targets = [f for f in self.ex.functions_named(callee.name) if f.cls == fn.cls]
+        elif isinstance(callee, Attr) and len(callee.name) > 3:
+            # NOTE(h2): `shell.exec_args(...)` on some object: if exactly one method of this
+            # file has that name, it is taken to be the one called.
+            methods = [f for f in self.ex.functions_named(callee.name) if f.is_method]
+            targets = methods if len(methods) == 1 else []
         else:
             return None
         if not targets and isinstance(callee, Ref) and self.engine.corpus is not None:

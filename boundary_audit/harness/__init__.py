@@ -6,8 +6,8 @@ the harness's real execution path, installed into its own pinned virtual environ
 runs the task suite through a driver, `compare.py` pairs it with an adapter or a named
 transport, and `report.py` renders the result.
 
-Systems with a driver: swe-agent, langchain, autogen. openhands, terminal-bench and codex are
-known but have no driver yet; asking for them is a HarnessError that says so.
+Systems with a driver: swe-agent, langchain, autogen, terminal-bench, codex. openhands is
+known but has no driver yet; asking for it is a HarnessError that says so.
 """
 
 from __future__ import annotations
@@ -24,8 +24,6 @@ SYSTEMS: dict[str, type[HarnessTransport]] = {cls.spec.name: cls for cls in DRIV
 
 PLANNED: dict[str, str] = {
     "openhands": "openhands-tools 1.58.2 terminal session on tmux (Python 3.12)",
-    "terminal-bench": "terminal-bench 0.2.18 TmuxSession with a local stand-in container",
-    "codex": "the @openai/codex npm binary against a mock Responses API on 127.0.0.1",
 }
 """Audited systems whose driver is not written yet, and what it will drive."""
 

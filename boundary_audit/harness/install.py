@@ -205,9 +205,7 @@ def _npm_install(spec: HarnessSpec, path: Path, progress: Progress) -> None:
 
 def _step(argv: list[str], what: str, timeout: float, cwd: Path | None = None) -> None:
     try:
-        _subprocess.run(
-            argv, timeout=timeout, check=True, error=HarnessError, what=what, cwd=cwd
-        )
+        _subprocess.run(argv, timeout=timeout, check=True, error=HarnessError, what=what, cwd=cwd)
     except HarnessError:
         raise
     except BoundaryAuditError as exc:

@@ -7,10 +7,18 @@ subclass), its lock under `locks/` and its script under `scripts/`, and one line
 from __future__ import annotations
 
 from boundary_audit.harness.drivers.autogen import AutoGenHarness
+from boundary_audit.harness.drivers.codex import CodexHarness
 from boundary_audit.harness.drivers.langchain import LangChainHarness
 from boundary_audit.harness.drivers.swe_agent import SweAgentHarness
+from boundary_audit.harness.drivers.terminal_bench import TerminalBenchHarness
 from boundary_audit.harness.transport import HarnessTransport
 
-DRIVERS: tuple[type[HarnessTransport], ...] = (SweAgentHarness, LangChainHarness, AutoGenHarness)
+DRIVERS: tuple[type[HarnessTransport], ...] = (
+    SweAgentHarness,
+    LangChainHarness,
+    AutoGenHarness,
+    TerminalBenchHarness,
+    CodexHarness,
+)
 
 __all__ = ["DRIVERS"]

@@ -34,15 +34,30 @@ class SourceFile:
     skipped: str | None = None
 
 
-@pytest.mark.parametrize(("path", "head", "lang"), [
-    ("a/b.py", b"", "python"), ("x.pyi", b"", "python"), ("x.mjs", b"", "javascript"),
-    ("x.cjs", b"", "javascript"), ("x.jsx", b"", "javascript"), ("x.mts", b"", "typescript"),
-    ("x.tsx", b"", "tsx"), ("x.rs", b"", "rust"), ("x.go", b"", "go"), ("x.bash", b"", "shell"),
-    ("bin/run", b"#!/usr/bin/env python3\n", "python"), ("bin/run", b"#!/bin/bash -e\n", "shell"),
-    ("bin/run", b"#!/usr/bin/env -S node --no-warnings\n", "javascript"),
-    ("bin/run", b"echo hi\n", None), ("README.md", b"", None), ("x.txt", b"#!/bin/sh\n", None),
-])
-def test_language_detection_by_extension_and_shebang(path: str, head: bytes, lang: str | None) -> None:
+@pytest.mark.parametrize(
+    ("path", "head", "lang"),
+    [
+        ("a/b.py", b"", "python"),
+        ("x.pyi", b"", "python"),
+        ("x.mjs", b"", "javascript"),
+        ("x.cjs", b"", "javascript"),
+        ("x.jsx", b"", "javascript"),
+        ("x.mts", b"", "typescript"),
+        ("x.tsx", b"", "tsx"),
+        ("x.rs", b"", "rust"),
+        ("x.go", b"", "go"),
+        ("x.bash", b"", "shell"),
+        ("bin/run", b"#!/usr/bin/env python3\n", "python"),
+        ("bin/run", b"#!/bin/bash -e\n", "shell"),
+        ("bin/run", b"#!/usr/bin/env -S node --no-warnings\n", "javascript"),
+        ("bin/run", b"echo hi\n", None),
+        ("README.md", b"", None),
+        ("x.txt", b"#!/bin/sh\n", None),
+    ],
+)
+def test_language_detection_by_extension_and_shebang(
+    path: str, head: bytes, lang: str | None
+) -> None:
     assert detect_language(path, head) == lang
 
 
@@ -51,16 +66,29 @@ def test_a_tool_call_command_in_bash_lc_is_one_model_controlled_shell_string() -
     assert result.files_scanned == 1 and result.languages == {"python": 1} and result.skipped == ()
     (f,) = result.findings
     assert (f.code, f.name, f.boundary_class, f.parse_layers) == (
-        "BA101", "shell-string-sink", BoundaryClass.SHELL_STRING, 1)
-    assert (f.contract, f.confidence, f.severity) == (Contract.NATIVE, Confidence.MEDIUM, Severity.MEDIUM)
+        "BA101",
+        "shell-string-sink",
+        BoundaryClass.SHELL_STRING,
+        1,
+    )
+    assert (f.contract, f.confidence, f.severity) == (
+        Contract.NATIVE,
+        Confidence.MEDIUM,
+        Severity.MEDIUM,
+    )
     assert f.model_controlled and f.sanitizer is None and f.sink == "subprocess.run"
     assert f.primary.anchor() == "agent/tool.py:7@1234567"
     assert (f.primary.start_col, f.primary.end_col) == (4, 40)
-    assert TOOL[f.primary.start_byte : f.primary.end_byte] == b'subprocess.run(["bash", "-lc", cmd])'
+    assert (
+        TOOL[f.primary.start_byte : f.primary.end_byte] == b'subprocess.run(["bash", "-lc", cmd])'
+    )
     assert [(r.start_line, r.annotation) for r in f.related] == [
-        (6, "model output enters: call.function.arguments")]
-    assert f.message == ("Model output reaches a shell that parses it as a command string via "
-                         "`subprocess.run` (bash -lc); 1 shell parse before execve.")
+        (6, "model output enters: call.function.arguments")
+    ]
+    assert f.message == (
+        "Model output reaches a shell that parses it as a command string via "
+        "`subprocess.run` (bash -lc); 1 shell parse before execve."
+    )
 
 
 def test_skips_are_records_not_errors() -> None:
@@ -88,28 +116,47 @@ def test_bad_content_is_scanned_as_far_as_it_parses() -> None:
     latin1 = b"# caf\xe9 \xff\nimport os\ndef f(cmd):\n    os.system(cmd)\n"
     huge = b"import os\ndef h(cmd):\n    os.system(cmd + '" + b"x" * 1_000_000 + b"')\n"
     deep = b"x = " + b"[" * 5000 + b"1" + b"]" * 5000 + b"\n"
-    files = [SourceFile(n, d) for n, d in
-             [("broken.py", broken), ("latin1.py", latin1), ("huge.py", huge), ("deep.py", deep)]]
+    files = [
+        SourceFile(n, d)
+        for n, d in [
+            ("broken.py", broken),
+            ("latin1.py", latin1),
+            ("huge.py", huge),
+            ("deep.py", deep),
+        ]
+    ]
     result = scan_files(files, commit=None, options=ONE)
     assert result.skipped == ()
     assert [(f.primary.path, f.primary.start_line, f.code) for f in result.findings] == [
-        ("broken.py", 5, "BA101"), ("huge.py", 3, "BA101"), ("latin1.py", 4, "BA101")]
+        ("broken.py", 5, "BA101"),
+        ("huge.py", 3, "BA101"),
+        ("latin1.py", 4, "BA101"),
+    ]
 
 
 def test_a_sink_nested_beyond_the_depth_bound_is_a_skip() -> None:
     deep = b"import os\nos.system(" + b"[" * 400 + b"cmd" + b"]" * 400 + b")\n"
     result = scan_files([SourceFile("deep.py", deep)], commit=None, options=ONE)
-    assert result.skipped == (Skipped("deep.py", "too deeply nested: expression nests deeper than 200 levels"),)
+    assert result.skipped == (
+        Skipped("deep.py", "too deeply nested: expression nests deeper than 200 levels"),
+    )
     assert result.files_scanned == 0
 
 
 def test_constants_are_hidden_unless_asked_for() -> None:
-    src = b"import subprocess\nsubprocess.run(['git', 'rev-parse', 'HEAD'])\nsubprocess.run('ls', shell=True)\n"
+    src = (
+        b"import subprocess\nsubprocess.run(['git', 'rev-parse', 'HEAD'])\n"
+        b"subprocess.run('ls', shell=True)\n"
+    )
     files = [SourceFile("c.py", src)]
     assert scan_files(files, commit=None, options=ONE).findings == ()
-    shown = scan_files(files, commit=None, options=ScanOptions(jobs=1, include_constant=True)).findings
+    shown = scan_files(
+        files, commit=None, options=ScanOptions(jobs=1, include_constant=True)
+    ).findings
     assert [(f.primary.start_line, f.code, f.severity, f.model_controlled) for f in shown] == [
-        (2, "BA301", Severity.INFO, False), (3, "BA101", Severity.INFO, False)]
+        (2, "BA301", Severity.INFO, False),
+        (3, "BA101", Severity.INFO, False),
+    ]
 
 
 def test_no_ignores_overrides_inline_suppressions() -> None:
@@ -117,17 +164,25 @@ def test_no_ignores_overrides_inline_suppressions() -> None:
     files = [SourceFile("t.py", src)]
     (kept,) = scan_files(files, commit=None, options=ONE).findings
     assert kept.suppressed == Suppression("inline", "documented")
-    (active,) = scan_files(files, commit=None, options=ScanOptions(jobs=1, no_ignores=True)).findings
+    (active,) = scan_files(
+        files, commit=None, options=ScanOptions(jobs=1, no_ignores=True)
+    ).findings
     assert active.suppressed is None
 
 
 def test_results_are_sorted_and_independent_of_worker_count() -> None:
     files = [SourceFile(f"pkg/m{i}.py", TOOL) for i in (3, 1, 2)] + [
-        SourceFile("run.sh", b'x=$(llm "q")\nbash -c "$x"\n')]
+        SourceFile("run.sh", b'x=$(llm "q")\nbash -c "$x"\n')
+    ]
     one = scan_files(files, commit=SHA, options=ONE)
     two = scan_files(list(reversed(files)), commit=SHA, options=ScanOptions(jobs=2))
     assert one == two
-    assert [f.primary.path for f in one.findings] == ["pkg/m1.py", "pkg/m2.py", "pkg/m3.py", "run.sh"]
+    assert [f.primary.path for f in one.findings] == [
+        "pkg/m1.py",
+        "pkg/m2.py",
+        "pkg/m3.py",
+        "run.sh",
+    ]
     assert one.languages == {"python": 3, "shell": 1}
 
 
@@ -152,8 +207,11 @@ def test_scan_path_of_a_missing_directory_is_a_scan_error(tmp_path: Path) -> Non
 
 def test_scanning_never_runs_the_scanned_code(tmp_path: Path) -> None:
     marker = tmp_path / "ran"
-    script = f'touch {marker}\npython3 -c "open(\'{marker}\', \'w\')"\n'.encode()
+    script = f"touch {marker}\npython3 -c \"open('{marker}', 'w')\"\n".encode()
     src = f"import os\nos.system('touch {marker}')\n".encode()
-    scan_files([SourceFile("x.sh", script), SourceFile("x.py", src)], commit=None,
-               options=ScanOptions(jobs=1, include_constant=True))
+    scan_files(
+        [SourceFile("x.sh", script), SourceFile("x.py", src)],
+        commit=None,
+        options=ScanOptions(jobs=1, include_constant=True),
+    )
     assert not marker.exists()

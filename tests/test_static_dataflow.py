@@ -19,16 +19,23 @@ class SourceFile:
 
 def scan(*files: tuple[str, str], include_constant: bool = False):  # type: ignore[no-untyped-def]
     sources = [SourceFile(p, t.encode()) for p, t in files]
-    return scan_files(sources, commit=None, options=ScanOptions(jobs=1, include_constant=include_constant)).findings
+    return scan_files(
+        sources, commit=None, options=ScanOptions(jobs=1, include_constant=include_constant)
+    ).findings
 
 
 def brief(findings) -> list[tuple[str, int, str, bool, str]]:  # type: ignore[no-untyped-def]
-    return [(f.primary.path, f.primary.start_line, f.code, f.model_controlled, f.confidence.value)
-            for f in findings]
+    return [
+        (f.primary.path, f.primary.start_line, f.code, f.model_controlled, f.confidence.value)
+        for f in findings
+    ]
 
 
 def test_a_parameter_takes_the_values_of_its_callers_in_the_file() -> None:
-    (f,) = scan(("a.py", """import os
+    (f,) = scan(
+        (
+            "a.py",
+            """import os
 from openai import OpenAI
 
 def ask(q):
@@ -41,7 +48,9 @@ def loop():
     reply = ask("go")
     run(reply)
     run("true")
-"""))
+""",
+        )
+    )
     assert brief([f]) == [("a.py", 8, "BA101", True, "medium")]
     assert f.contract == Contract.RAW
     assert [(r.start_line, r.annotation) for r in f.related] == [
@@ -60,7 +69,11 @@ def test_constant_callers_make_a_constant_command() -> None:
 
 def test_a_parameter_named_like_a_command_is_name_only_evidence() -> None:
     (f,) = scan(("a.py", "import os\n\ndef execute(cmd):\n    os.system(cmd)\n"))
-    assert (f.model_controlled, f.confidence, f.contract) == (True, Confidence.LOW, Contract.UNKNOWN)
+    assert (f.model_controlled, f.confidence, f.contract) == (
+        True,
+        Confidence.LOW,
+        Contract.UNKNOWN,
+    )
     assert [r.annotation for r in f.related] == ["named like a command: parameter `cmd`"]
 
 
@@ -95,7 +108,11 @@ class Shell:
         self.proc.stdin.write(step.action + "\\n")
 """
     (f,) = scan(("s.py", src))
-    assert (f.code, f.boundary_class, f.contract) == ("BA202", BoundaryClass.SHELL_SESSION, Contract.RAW)
+    assert (f.code, f.boundary_class, f.contract) == (
+        "BA202",
+        BoundaryClass.SHELL_SESSION,
+        Contract.RAW,
+    )
 
 
 def test_a_caller_in_another_file_that_imports_the_function() -> None:
@@ -124,7 +141,12 @@ class Env:
         return self.env.communicate(input=step.action.strip())
 """
     (f,) = scan(("env.py", env), ("agent.py", agent))
-    assert (f.code, f.primary.start_line, f.model_controlled, f.contract) == ("BA202", 5, True, Contract.RAW)
+    assert (f.code, f.primary.start_line, f.model_controlled, f.contract) == (
+        "BA202",
+        5,
+        True,
+        Contract.RAW,
+    )
 
 
 def test_a_return_value_imported_from_another_file() -> None:
@@ -134,16 +156,24 @@ def next_command(history):
     msg = anthropic.Anthropic().messages.create(model="m", messages=history, max_tokens=99)
     return msg.content[0].text
 """
-    main = "import subprocess\nfrom llm import next_command\n\nsubprocess.run(next_command([]), shell=True)\n"
+    main = (
+        "import subprocess\nfrom llm import next_command\n\n"
+        "subprocess.run(next_command([]), shell=True)\n"
+    )
     (f,) = scan(("llm.py", llm), ("main.py", main))
     assert brief([f]) == [("main.py", 4, "BA101", True, "medium")]
     assert ("llm.py", 4) in [(r.path, r.start_line) for r in f.related]
 
 
 def test_a_javascript_caller_in_another_module() -> None:
-    lib = "import { exec } from 'child_process';\nexport function runIt(commandLine) { exec(commandLine); }\n"
-    app = ("import { runIt } from './lib';\nexport function onCall(toolCall) {\n"
-           "  runIt(JSON.parse(toolCall.function.arguments).command);\n}\n")
+    lib = (
+        "import { exec } from 'child_process';\n"
+        "export function runIt(commandLine) { exec(commandLine); }\n"
+    )
+    app = (
+        "import { runIt } from './lib';\nexport function onCall(toolCall) {\n"
+        "  runIt(JSON.parse(toolCall.function.arguments).command);\n}\n"
+    )
     (f,) = scan(("src/lib.ts", lib), ("src/app.ts", app))
     assert brief([f]) == [("src/lib.ts", 2, "BA101", True, "medium")]
 
@@ -157,7 +187,12 @@ def f(call):
     subprocess.run("cat " + shlex.quote(cmd), shell=True)
 """
     (f,) = scan(("a.py", src))
-    assert (f.primary.start_line, f.code, f.sanitizer, f.parse_layers) == (5, "BA101", "shlex.quote", 1)
+    assert (f.primary.start_line, f.code, f.sanitizer, f.parse_layers) == (
+        5,
+        "BA101",
+        "shlex.quote",
+        1,
+    )
 
 
 def test_a_serializer_before_a_process_is_an_informational_serialized_boundary() -> None:
@@ -170,7 +205,11 @@ def f(call):
 """
     (f,) = scan(("a.py", src))
     assert (f.code, f.boundary_class, f.sanitizer, f.severity) == (
-        "BA501", BoundaryClass.SERIALIZED, "json.dumps", Severity.INFO)
+        "BA501",
+        BoundaryClass.SERIALIZED,
+        "json.dumps",
+        Severity.INFO,
+    )
 
 
 def test_nested_wrapping_reports_two_parse_layers_and_the_wrapping_literal() -> None:
@@ -211,7 +250,8 @@ class Agent:
 """
     found = scan(("t.py", src))
     assert [(f.primary.start_line, f.code, f.model_controlled, f.contract) for f in found] == [
-        (8, "BA203", True, Contract.RAW)]
+        (8, "BA203", True, Contract.RAW)
+    ]
     (constant, traced) = scan(("t.py", src), include_constant=True)
     assert (constant.primary.start_line, constant.severity) == (6, Severity.INFO)
     assert "model output enters: parsed.keystrokes" in [r.annotation for r in traced.related]

@@ -45,8 +45,16 @@ def expectations(root: Path) -> set[Expected]:
 
 def observed(findings: tuple[Finding, ...]) -> set[Expected]:
     """The same tuples for actual findings."""
-    return {(f.code, f.primary.path, f.primary.start_line, f.boundary_class.value,
-             f.suppressed is not None) for f in findings}
+    return {
+        (
+            f.code,
+            f.primary.path,
+            f.primary.start_line,
+            f.boundary_class.value,
+            f.suppressed is not None,
+        )
+        for f in findings
+    }
 
 
 def codes_in(path: Path) -> set[str]:

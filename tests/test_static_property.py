@@ -17,12 +17,27 @@ from boundary_audit.static.analyze import analyze_file
 from boundary_audit.static.parsing import LANGUAGES, detect_language
 
 FIXTURES = Path(__file__).parent / "fixtures" / "checks"
-SOURCES = sorted((p.relative_to(FIXTURES).as_posix(), p.read_bytes())
-                 for p in FIXTURES.rglob("*") if p.is_file())
-EXTENSION = {"python": "py", "javascript": "js", "typescript": "ts", "tsx": "tsx", "rust": "rs",
-             "go": "go", "shell": "sh"}
-OPENERS = {"python": (b"[", b"]"), "javascript": (b"[", b"]"), "typescript": (b"(", b")"),
-           "tsx": (b"(", b")"), "rust": (b"(", b")"), "go": (b"(", b")"), "shell": (b"$(", b")")}
+SOURCES = sorted(
+    (p.relative_to(FIXTURES).as_posix(), p.read_bytes()) for p in FIXTURES.rglob("*") if p.is_file()
+)
+EXTENSION = {
+    "python": "py",
+    "javascript": "js",
+    "typescript": "ts",
+    "tsx": "tsx",
+    "rust": "rs",
+    "go": "go",
+    "shell": "sh",
+}
+OPENERS = {
+    "python": (b"[", b"]"),
+    "javascript": (b"[", b"]"),
+    "typescript": (b"(", b")"),
+    "tsx": (b"(", b")"),
+    "rust": (b"(", b")"),
+    "go": (b"(", b")"),
+    "shell": (b"$(", b")"),
+}
 
 
 def analyse(path: str, data: bytes) -> tuple[object, ...]:
@@ -82,7 +97,7 @@ def test_deep_nesting_is_skipped_or_scanned_never_a_crash(lang: str, depth: int)
         "typescript": b"import { exec } from 'child_process';\nexec(" + inner + b");\n",
         "tsx": b"import { exec } from 'child_process';\nexec(" + inner + b");\n",
         "rust": b"fn f() { std::process::Command::new(" + inner + b").output(); }\n",
-        "go": b"package m\nimport \"os/exec\"\nfunc f() { exec.Command(" + inner + b").Run() }\n",
+        "go": b'package m\nimport "os/exec"\nfunc f() { exec.Command(' + inner + b").Run() }\n",
         "shell": b"bash -c " + inner + b"\n",
     }
     analyse(f"deep.{EXTENSION[lang]}", sinks[lang])

@@ -14,7 +14,12 @@ from boundary_audit.static import docs
 from boundary_audit.static.checks import BY_CODE, CHECKS, OWNER
 from boundary_audit.static.parsing import LANGUAGES, QUERY_DIALECT
 from boundary_audit.static.queries import (
-    bundle, compile_query, compile_text, count_patterns, query_text, validate_captures,
+    bundle,
+    compile_query,
+    compile_text,
+    count_patterns,
+    query_text,
+    validate_captures,
 )
 from boundary_audit.taxonomy import BoundaryClass
 from tests.test_static_fixtures import FIXTURES, codes_in
@@ -36,11 +41,17 @@ def test_code_name_status_follow_the_conventions(check: type) -> None:
     assert re.fullmatch(r"[a-z]+(-[a-z]+)+", check.name)
     assert check.status in ("preview", "stable", "deprecated")
     assert re.fullmatch(r"\d+\.\d+\.\d+", check.since)
-    family = {BoundaryClass.SHELL_STRING: "1", BoundaryClass.NESTED_STRING: "1",
-              BoundaryClass.SHELL_STDIN: "2", BoundaryClass.SHELL_SESSION: "2",
-              BoundaryClass.TTY_KEYSTROKES: "2", BoundaryClass.ARGV_DIRECT: "3",
-              BoundaryClass.SCRIPT_FILE: "3", BoundaryClass.REMOTE_STRING: "4",
-              BoundaryClass.SERIALIZED: "5"}
+    family = {
+        BoundaryClass.SHELL_STRING: "1",
+        BoundaryClass.NESTED_STRING: "1",
+        BoundaryClass.SHELL_STDIN: "2",
+        BoundaryClass.SHELL_SESSION: "2",
+        BoundaryClass.TTY_KEYSTROKES: "2",
+        BoundaryClass.ARGV_DIRECT: "3",
+        BoundaryClass.SCRIPT_FILE: "3",
+        BoundaryClass.REMOTE_STRING: "4",
+        BoundaryClass.SERIALIZED: "5",
+    }
     for cls in check.classes:
         assert check.code[2] == family[cls]
     if not check.classes:
@@ -54,14 +65,18 @@ def test_codes_and_names_are_unique_and_every_class_has_one_owner() -> None:
 
 
 @pytest.mark.parametrize("check", CHECKS, ids=lambda c: c.code)
-def test_every_check_has_queries_that_compile_for_each_language_of_their_dialect(check: type) -> None:
+def test_every_check_has_queries_that_compile_for_each_language_of_their_dialect(
+    check: type,
+) -> None:
     dialects = [d for d in dict.fromkeys(QUERY_DIALECT.values()) if query_text(d, check.name)]
     assert dialects, f"{check.code} has no .scm file"
     for lang in LANGUAGES:
         if QUERY_DIALECT[lang] in dialects:
             query = compile_query(lang, check.name)
             assert query is not None
-            assert query.pattern_count == count_patterns(query_text(QUERY_DIALECT[lang], check.name) or "")
+            assert query.pattern_count == count_patterns(
+                query_text(QUERY_DIALECT[lang], check.name) or ""
+            )
 
 
 def test_no_query_file_without_a_registered_check() -> None:
@@ -112,7 +127,7 @@ def test_fixture_folder_has_a_positive_and_a_negative(check: type) -> None:
     assert positives and negatives
     assert all(check.code in codes_in(p) for p in positives)
     assert all(check.code not in codes_in(p) for p in negatives)
-    assert {p for p in files} == set(positives) | set(negatives)
+    assert set(files) == set(positives) | set(negatives)
 
 
 def test_docs_checks_md_regenerates_identically() -> None:
@@ -120,7 +135,9 @@ def test_docs_checks_md_regenerates_identically() -> None:
     assert path.read_text(encoding="utf-8") == docs.render()
 
 
-def test_docs_check_mode_reports_a_stale_file(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_docs_check_mode_reports_a_stale_file(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     monkeypatch.chdir(tmp_path)
     assert docs.main(["--check"]) == 1
     assert docs.main([]) == 0

@@ -1,4 +1,4 @@
-"""The specimens (the embedded default target) yield exactly the findings specimens/README.md lists."""
+"""The specimens (the embedded default target) yield exactly what specimens/README.md lists."""
 
 from __future__ import annotations
 
@@ -23,7 +23,10 @@ def readme_table() -> set[tuple[str, int, str, str]]:
 
 def test_scan_of_the_specimens_matches_the_readme_exactly() -> None:
     result = scan_path(ROOT, options=ScanOptions(jobs=1))
-    found = {(f.primary.path, f.primary.start_line, f.code, f.boundary_class.value) for f in result.findings}
+    found = {
+        (f.primary.path, f.primary.start_line, f.code, f.boundary_class.value)
+        for f in result.findings
+    }
     assert found == readme_table()
     assert len(found) == 9 and len({cls for *_, cls in found}) == 9
     assert all(f.model_controlled and f.confidence.value == "medium" for f in result.findings)
@@ -33,5 +36,7 @@ def test_scan_of_the_specimens_matches_the_readme_exactly() -> None:
 
 def test_the_packaged_specimens_are_the_repository_files() -> None:
     packaged = {rel: node.read_bytes() for rel, node in iter_files("specimens")}
-    on_disk = {p.relative_to(ROOT).as_posix(): p.read_bytes() for p in ROOT.rglob("*") if p.is_file()}
+    on_disk = {
+        p.relative_to(ROOT).as_posix(): p.read_bytes() for p in ROOT.rglob("*") if p.is_file()
+    }
     assert packaged == on_disk

@@ -1,7 +1,8 @@
 """Benchmark: the static scan against a tree-sitter parse-only pass, bandit and semgrep.
 
     .venv/bin/pip install -e '.[bench]'      # bandit and semgrep (once)
-    .venv/bin/python benchmarks/static/bench.py [--size-mb 10] [--sink-share 0.25] [--repeat 3] [--jobs 2]
+    .venv/bin/python benchmarks/static/bench.py [--size-mb 10] [--sink-share 0.25] \
+        [--repeat 3] [--jobs 2] [--no-peers]
 
 Generates a ~10 MB synthetic tree of mixed-language files (`synth.py`: the check fixtures and
 specimens with varied names inside ordinary filler code in a quarter of the files, filler
@@ -79,26 +80,56 @@ def main() -> int:
     ap.add_argument("--size-mb", type=float, default=10.0)
     ap.add_argument("--repeat", type=int, default=3)
     ap.add_argument("--jobs", type=int, default=2)
-    ap.add_argument("--sink-share", type=float, default=0.25, help="share of files seeded with sinks")
+    ap.add_argument(
+        "--sink-share", type=float, default=0.25, help="share of files seeded with sinks"
+    )
     ap.add_argument("--no-peers", action="store_true", help="skip bandit and semgrep")
     args = ap.parse_args()
     with tempfile.TemporaryDirectory(prefix="ba-static-bench-") as tmp:
         tree = Path(tmp) / "tree"
         counts = generate(tree, args.size_mb, sink_share=args.sink_share)
         size = sum(len(d) for _, d in source_files(tree))
-        print(f"tree: {sum(counts.values())} files, {size / 1e6:.1f} MB: "
-              + ", ".join(f"{k} {v}" for k, v in counts.items()))
+        print(
+            f"tree: {sum(counts.values())} files, {size / 1e6:.1f} MB: "
+            + ", ".join(f"{k} {v}" for k, v in counts.items())
+        )
         base = min(parse_only(tree) for _ in range(args.repeat))
         best, findings = min(scan(tree, args.jobs) for _ in range(args.repeat))
-        rows = [("(a) parse-only, 1 process", base, ""),
-                (f"(b) boundary-audit scan, jobs={args.jobs}", best, f"{findings} findings")]
+        rows = [
+            ("(a) parse-only, 1 process", base, ""),
+            (f"(b) boundary-audit scan, jobs={args.jobs}", best, f"{findings} findings"),
+        ]
         if not args.no_peers:
-            t, note = peer([tool("bandit"), "-q", "-t", "B602,B603,B604,B605,B606,B607", "-r",
-                            str(tree), "-f", "json", "-o", str(Path(tmp) / "bandit.json")])
+            t, note = peer(
+                [
+                    tool("bandit"),
+                    "-q",
+                    "-t",
+                    "B602,B603,B604,B605,B606,B607",
+                    "-r",
+                    str(tree),
+                    "-f",
+                    "json",
+                    "-o",
+                    str(Path(tmp) / "bandit.json"),
+                ]
+            )
             rows.append(("(c) bandit -t B602..B607 -r", t, note + ", Python files only"))
-            t, note = peer([tool("semgrep"), "scan", "--metrics=off", "--disable-version-check",
-                            "--config", str(HERE / "semgrep-rules.yml"), "--json", "--quiet",
-                            "--output", str(Path(tmp) / "semgrep.json"), str(tree)])
+            t, note = peer(
+                [
+                    tool("semgrep"),
+                    "scan",
+                    "--metrics=off",
+                    "--disable-version-check",
+                    "--config",
+                    str(HERE / "semgrep-rules.yml"),
+                    "--json",
+                    "--quiet",
+                    "--output",
+                    str(Path(tmp) / "semgrep.json"),
+                    str(tree),
+                ]
+            )
             rows.append(("(d) semgrep, local rules", t, note))
         for label, seconds, note in rows:
             shown = "   n/a  " if seconds is None else f"{seconds:7.2f}s"

@@ -16,8 +16,15 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
 SOURCES = [ROOT / "tests" / "fixtures" / "checks", ROOT / "specimens"]
-EXT_LANG = {".py": "python", ".js": "javascript", ".ts": "typescript", ".tsx": "tsx", ".rs": "rust",
-            ".go": "go", ".sh": "shell"}
+EXT_LANG = {
+    ".py": "python",
+    ".js": "javascript",
+    ".ts": "typescript",
+    ".tsx": "tsx",
+    ".rs": "rust",
+    ".go": "go",
+    ".sh": "shell",
+}
 MIX = {"python": 40, "typescript": 18, "javascript": 10, "go": 10, "rust": 10, "shell": 6, "tsx": 6}
 WORDS = ["alpha", "beta", "gamma", "delta", "kappa", "sigma", "omega", "tau", "rho", "zeta"]
 
@@ -170,7 +177,9 @@ def load_sources() -> dict[str, list[str]]:
     return out
 
 
-def generate(dest: Path, size_mb: float = 10.0, seed: int = 2, sink_share: float = 0.25) -> dict[str, int]:
+def generate(
+    dest: Path, size_mb: float = 10.0, seed: int = 2, sink_share: float = 0.25
+) -> dict[str, int]:
     """Write the tree under `dest`; returns files per language."""
     rng = random.Random(seed)
     sources = load_sources()
@@ -182,8 +191,11 @@ def generate(dest: Path, size_mb: float = 10.0, seed: int = 2, sink_share: float
     while total < target:
         lang = rng.choice(langs)
         seeded = rng.random() < sink_share
-        seed_text = _vary(rng.choice(sources[lang]), f"_{n}") if seeded else (
-            f"package pkg{n}\n" if lang == "go" else "")
+        seed_text = (
+            _vary(rng.choice(sources[lang]), f"_{n}")
+            if seeded
+            else (f"package pkg{n}\n" if lang == "go" else "")
+        )
         blocks = [filler(lang, rng, n * 100 + b) for b in range(rng.randint(12, 40))]
         if lang == "go":
             header, body = _go_prelude(seed_text)

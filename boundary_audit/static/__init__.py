@@ -8,6 +8,12 @@ queries in `static/queries/<dialect>/`, the dataflow engine in `dataflow.py`.
 
 from __future__ import annotations
 
-from boundary_audit.static.scan import ScanOptions, ScanResult, SourceFileLike, scan_files, scan_path
+from boundary_audit.static.scan import (
+    ScanOptions,
+    ScanResult,
+    SourceFileLike,
+    scan_files,
+    scan_path,
+)
 
 __all__ = ["ScanOptions", "ScanResult", "SourceFileLike", "scan_files", "scan_path"]

@@ -13,11 +13,10 @@ from dataclasses import dataclass, field
 import tree_sitter as ts
 
 from boundary_audit.finding import Finding, Skipped
+from boundary_audit.static import crossfile, suppress
 from boundary_audit.static import findings as F
-from boundary_audit.static import suppress
 from boundary_audit.static.checks import BY_CODE, CHECKS
 from boundary_audit.static.checks.base import CommentSite, SinkSite, Site, TemplateSite, WriteSite
-from boundary_audit.static import crossfile
 from boundary_audit.static.dataflow import Engine
 from boundary_audit.static.extract import extractor_for
 from boundary_audit.static.parsing import TooDeep, parse, utf8_safe
@@ -71,8 +70,15 @@ def bundles_for(lang: str) -> None:
         bundle(lang, names)
 
 
-def analyze_file(path: str, data: bytes, lang: str, *, commit: str | None,
-                 include_constant: bool = False, no_ignores: bool = False) -> FileResult:
+def analyze_file(
+    path: str,
+    data: bytes,
+    lang: str,
+    *,
+    commit: str | None,
+    include_constant: bool = False,
+    no_ignores: bool = False,
+) -> FileResult:
     """Findings (or a skip) for one file of language `lang` (other files via the corpus)."""
     try:
         return _analyze(path, data, lang, commit, include_constant, no_ignores, crossfile.active())
@@ -82,8 +88,15 @@ def analyze_file(path: str, data: bytes, lang: str, *, commit: str | None,
         return FileResult(skipped=Skipped(path, "too deeply nested: recursion limit"))
 
 
-def _analyze(path: str, data: bytes, lang: str, commit: str | None, include_constant: bool,
-             no_ignores: bool, corpus: crossfile.Corpus | None) -> FileResult:
+def _analyze(
+    path: str,
+    data: bytes,
+    lang: str,
+    commit: str | None,
+    include_constant: bool,
+    no_ignores: bool,
+    corpus: crossfile.Corpus | None,
+) -> FileResult:
     data = utf8_safe(data)
     tree = parse(lang, data)
     sites = collect_sites(lang, tree.root_node, data)
@@ -93,15 +106,21 @@ def _analyze(path: str, data: bytes, lang: str, commit: str | None, include_cons
         return FileResult()
     ex = extractor_for(lang)(lang, path, data, tree)
     engine = Engine(ex, corpus)
-    ctx = FileContext(engine, commit,
-                      wraps=[s.span for s in sites if isinstance(s, TemplateSite) and s.check == "BA102"],
-                      writes=[s for s in sites if isinstance(s, WriteSite)])
+    ctx = FileContext(
+        engine,
+        commit,
+        wraps=[s.span for s in sites if isinstance(s, TemplateSite) and s.check == "BA102"],
+        writes=[s for s in sites if isinstance(s, WriteSite)],
+    )
     results = [r for site in order_sinks(sinks) if (r := evaluate_sink(site, ctx)) is not None]
     results.extend(serialized_templates(json_sites, ctx))
     found = dedupe([f for f, fixed in results if include_constant or not fixed])
     comments = [s for s in sites if isinstance(s, CommentSite)]
-    ignores = [ig for s in comments
-               if (ig := suppress.parse_comment(ex.text(s.span), F.node_location(path, s.span, commit)))]
+    ignores = [
+        ig
+        for s in comments
+        if (ig := suppress.parse_comment(ex.text(s.span), F.node_location(path, s.span, commit)))
+    ]
     found = suppress.apply(found, ignores, lang, no_ignores)
     return FileResult(sorted(found, key=lambda f: f.sort_key), None, len(sites))
 
@@ -114,12 +133,15 @@ def order_sinks(sinks: list[SinkSite]) -> list[SinkSite]:
         if s.key not in seen:
             seen.add(s.key)
             unique.append(s)
-    return sorted(unique, key=lambda s: (s.kind == "argv" and s.span.type in _LIST_TYPES,
-                                         s.span.start_byte, s.kind))
+    return sorted(
+        unique,
+        key=lambda s: (s.kind == "argv" and s.span.type in _LIST_TYPES, s.span.start_byte, s.kind),
+    )
 
 
-_LIST_TYPES = frozenset({"list", "tuple", "array", "array_expression", "macro_invocation",
-                         "composite_literal"})
+_LIST_TYPES = frozenset(
+    {"list", "tuple", "array", "array_expression", "macro_invocation", "composite_literal"}
+)
 
 
 def dedupe(found: list[Finding]) -> list[Finding]:
@@ -129,7 +151,10 @@ def dedupe(found: list[Finding]) -> list[Finding]:
         p = f.primary
         key = (p.path, p.start_byte, p.end_byte, f.boundary_class.value)
         cur = best.get(key)
-        if cur is None or (f.model_controlled, f.severity.rank) > (cur.model_controlled, cur.severity.rank):
+        if cur is None or (f.model_controlled, f.severity.rank) > (
+            cur.model_controlled,
+            cur.severity.rank,
+        ):
             best[key] = f
     return list(best.values())
 

@@ -40,23 +40,98 @@ from boundary_audit.taxonomy import Contract
 if TYPE_CHECKING:
     from boundary_audit.static.dataflow import Engine
 
-PASS_THROUGH = frozenset({
-    "strip", "lstrip", "rstrip", "lower", "upper", "encode", "decode", "trim", "trimEnd",
-    "trimStart", "trim_end", "trim_start", "to_string", "to_owned", "as_str", "into", "clone",
-    "unwrap", "expect", "as_ref", "as_bytes", "borrow", "to_str", "unwrap_or_default",
-    "unwrap_or", "toString", "valueOf", "as_deref", "cloned", "to_vec", "into_iter", "iter",
-    "await", "removeprefix", "removesuffix", "normalize", "dedent", "String", "str", "f",
-    "String.from", "str", "textwrap.dedent", "inspect.cleandoc", "os.fspath", "json.loads",
-    "JSON.parse", "json.load", "str.strip", "[]byte", "string", "bytes.NewBufferString",
-    "strings.NewReader", "bytes.NewReader", "strings.TrimSpace", "Some", "Ok", "Box::new",
-    "Arc::new", "String::from", "Cow::from", "OsString::from", "OsStr::new", "PathBuf::from",
-    "std::ffi::OsString::from", "dedent", "shlex.quote_if_needed",
-})
+PASS_THROUGH = frozenset(
+    {
+        "strip",
+        "lstrip",
+        "rstrip",
+        "lower",
+        "upper",
+        "encode",
+        "decode",
+        "trim",
+        "trimEnd",
+        "trimStart",
+        "trim_end",
+        "trim_start",
+        "to_string",
+        "to_owned",
+        "as_str",
+        "into",
+        "clone",
+        "unwrap",
+        "expect",
+        "as_ref",
+        "as_bytes",
+        "borrow",
+        "to_str",
+        "unwrap_or_default",
+        "unwrap_or",
+        "toString",
+        "valueOf",
+        "as_deref",
+        "cloned",
+        "to_vec",
+        "into_iter",
+        "iter",
+        "await",
+        "removeprefix",
+        "removesuffix",
+        "normalize",
+        "dedent",
+        "String",
+        "str",
+        "f",
+        "String.from",
+        "str",
+        "textwrap.dedent",
+        "inspect.cleandoc",
+        "os.fspath",
+        "json.loads",
+        "JSON.parse",
+        "json.load",
+        "str.strip",
+        "[]byte",
+        "string",
+        "bytes.NewBufferString",
+        "strings.NewReader",
+        "bytes.NewReader",
+        "strings.TrimSpace",
+        "Some",
+        "Ok",
+        "Box::new",
+        "Arc::new",
+        "String::from",
+        "Cow::from",
+        "OsString::from",
+        "OsStr::new",
+        "PathBuf::from",
+        "std::ffi::OsString::from",
+        "dedent",
+        "shlex.quote_if_needed",
+    }
+)
 """Calls whose result is (a trivially transformed copy of) their receiver or first argument."""
-PURE = frozenset({"os.path.join", "os.path.abspath", "os.path.expanduser", "pathlib.Path", "Path",
-                  "len", "int", "float", "path.join", "path.resolve", "filepath.Join",
-                  "std::path::Path::new", "std::path::PathBuf::from", "Path::new", "PathBuf::from",
-                  "format"})
+PURE = frozenset(
+    {
+        "os.path.join",
+        "os.path.abspath",
+        "os.path.expanduser",
+        "pathlib.Path",
+        "Path",
+        "len",
+        "int",
+        "float",
+        "path.join",
+        "path.resolve",
+        "filepath.Join",
+        "std::path::Path::new",
+        "std::path::PathBuf::from",
+        "Path::new",
+        "PathBuf::from",
+        "format",
+    }
+)
 """Calls that compute a constant from constant arguments."""
 
 
@@ -81,7 +156,11 @@ class CallEvaluator:
         for scope in (fn, self.ex.module()):
             for d in self.ex.filled(scope).defs.get(name, ())[-1:]:
                 value = d.value
-                if isinstance(value, Call) and value.name.rsplit(".", 1)[-1] == "promisify" and value.args:
+                if (
+                    isinstance(value, Call)
+                    and value.name.rsplit(".", 1)[-1] == "promisify"
+                    and value.args
+                ):
                     value = value.args[0]
                 if isinstance(value, (Ref, Attr)):
                     text = self.ex.canonical(_dotted(value))
@@ -94,8 +173,13 @@ class CallEvaluator:
         cn = self.canonical(call, fn)
         last = cn.rsplit(".", 1)[-1]
         arg0 = call.args[0] if call.args else None
-        if K.inert_call(cn) or (not call.args and not call.kwargs and cn not in HANDLE_CONSTRUCTORS
-                                and self.ex.lang in _CTOR_LANGS and _constructor(call.name)):
+        if K.inert_call(cn) or (
+            not call.args
+            and not call.kwargs
+            and cn not in HANDLE_CONSTRUCTORS
+            and self.ex.lang in _CTOR_LANGS
+            and _constructor(call.name)
+        ):
             return Opq(EMPTY)
         if cn in K.SANITIZERS or call.name in K.SANITIZERS:
             display, kind = K.SANITIZERS.get(cn) or K.SANITIZERS[call.name]
@@ -138,13 +222,20 @@ class CallEvaluator:
     def source(self, call: Call, cn: str, fn: Function) -> AValue | None:
         """A model-output source value if the call is an LLM call or an action parser."""
         last = cn.rsplit(".", 1)[-1]
-        kind = label = None
+        kind: str | None = None
+        label = ""
         if K.llm_call(cn) or K.llm_call(call.name):
             kind, label, contract = "llm-response", f"{call.name}(…)", Contract.RAW
         elif last in K.ACTION_PARSERS:
             kind, label, contract = "parsed-action", f"{call.name}(…)", Contract.RAW
-        elif last in K.REGEX_CALLS and any(isinstance(a, Lit) and "```" in a.text for a in call.args):
-            kind, label, contract = "parsed-action", "fenced code block extracted by regex", Contract.RAW
+        elif last in K.REGEX_CALLS and any(
+            isinstance(a, Lit) and "```" in a.text for a in call.args
+        ):
+            kind, label, contract = (
+                "parsed-action",
+                "fenced code block extracted by regex",
+                Contract.RAW,
+            )
         elif self.ex.lang == "shell":
             found = K.shell_source(call.name, [a.text for a in call.args if isinstance(a, Lit)])
             if found is not None:
@@ -158,8 +249,12 @@ class CallEvaluator:
     def method(self, call: Call, fn: Function, callee: Attr, name: str) -> AValue | None:
         """Methods whose result keeps a useful shape (split, join, open, builder calls...)."""
         if name in K.TOKENIZER_METHODS and _splits_words(call):
-            return Tok(self.engine.eval(callee.base, fn), K.TOKENIZER_METHODS[name], self.ex.path,
-                       call.span)
+            return Tok(
+                self.engine.eval(callee.base, fn),
+                K.TOKENIZER_METHODS[name],
+                self.ex.path,
+                call.span,
+            )
         if name == "join":
             if isinstance(callee.base, Lit) and call.args:
                 return join_list(self.engine.eval(call.args[0], fn), callee.base.text)
@@ -176,7 +271,11 @@ class CallEvaluator:
                 result = handle_method(self.engine, o, name, call, fn)
                 if result is not None:
                     return result
-        if name == "open" and call.args and any(isinstance(a, Lit) and a.text[:1] in "wax" for a in call.args):
+        if (
+            name == "open"
+            and call.args
+            and any(isinstance(a, Lit) and a.text[:1] in "wax" for a in call.args)
+        ):
             return Obj("file", f"{callee.name}", target=base, path=self.ex.path, span=call.span)
         return None
 
@@ -185,7 +284,11 @@ class CallEvaluator:
         callee = call.callee
         if isinstance(callee, Ref):
             targets = [f for f in self.ex.functions_named(callee.name) if not f.is_method]
-        elif isinstance(callee, Attr) and isinstance(callee.base, Ref) and callee.base.name in ("self", "this"):
+        elif (
+            isinstance(callee, Attr)
+            and isinstance(callee.base, Ref)
+            and callee.base.name in ("self", "this")
+        ):
             targets = [f for f in self.ex.functions_named(callee.name) if f.cls == fn.cls]
         elif isinstance(callee, Attr) and len(callee.name) > 3:
             # NOTE(h2): `shell.exec_args(...)` on some object: if exactly one method of this
@@ -277,12 +380,20 @@ def with_step(value: AValue, step: Step) -> AValue:
     if isinstance(value, Opq):
         return Opq(value.prov.with_step(step)) if not value.prov.constant else value
     if isinstance(value, Str):
-        return Str(tuple(Hole(p.prov.with_step(step), p.sanitizer, p.span)
-                         if isinstance(p, Hole) and not p.prov.constant else p for p in value.pieces))
+        return Str(
+            tuple(
+                Hole(p.prov.with_step(step), p.sanitizer, p.span)
+                if isinstance(p, Hole) and not p.prov.constant
+                else p
+                for p in value.pieces
+            )
+        )
     if isinstance(value, Ser):
         return Ser(value.serializer, value.prov.with_step(step), value.path, value.span)
     if isinstance(value, Lst):
-        return Lst(tuple(with_step(v, step) for v in value.items), value.rest, value.path, value.span)
+        return Lst(
+            tuple(with_step(v, step) for v in value.items), value.rest, value.path, value.span
+        )
     if isinstance(value, Tok):
         return Tok(with_step(value.source, step), value.tokenizer, value.path, value.span)
     return alts(with_step(o, step) for o in options(value)) if not isinstance(value, Obj) else value

@@ -58,10 +58,23 @@ class Verdict:
     @property
     def rank(self) -> tuple[int, int, int, int]:
         """Ordering of verdicts for one sink: model-controlled, not fixed, severity of class."""
-        order = [BC.SERIALIZED, BC.ARGV_DIRECT, BC.SCRIPT_FILE, BC.SHELL_STDIN, BC.SHELL_SESSION,
-                 BC.TTY_KEYSTROKES, BC.SHELL_STRING, BC.REMOTE_STRING, BC.NESTED_STRING]
-        return (int(self.prov.model), int(bool(self.prov.origins)), int(not self.fixed),
-                order.index(self.boundary_class))
+        order = [
+            BC.SERIALIZED,
+            BC.ARGV_DIRECT,
+            BC.SCRIPT_FILE,
+            BC.SHELL_STDIN,
+            BC.SHELL_SESSION,
+            BC.TTY_KEYSTROKES,
+            BC.SHELL_STRING,
+            BC.REMOTE_STRING,
+            BC.NESTED_STRING,
+        ]
+        return (
+            int(self.prov.model),
+            int(bool(self.prov.origins)),
+            int(not self.fixed),
+            order.index(self.boundary_class),
+        )
 
 
 ScriptMatch = Callable[[AValue], "tuple[object, Prov] | None"]
@@ -89,8 +102,11 @@ def shell_string(value: AValue, base: BC, ctx: Context = NO_CONTEXT) -> Verdict:
     """A string that a shell parses: `base` class, or nested/inner class per its holes."""
     s = as_str(value)
     base_layers = base.parse_layers
-    holes = [h if h.inner is None or ctx.gate(h.inner.text) else replace(h, inner=None)
-             for h in shell_holes(s) if not h.hole.prov.constant]
+    holes = [
+        h if h.inner is None or ctx.gate(h.inner.text) else replace(h, inner=None)
+        for h in shell_holes(s)
+        if not h.hole.prov.constant
+    ]
     if not holes:
         return Verdict(base, base_layers, EMPTY, fixed=True)
     for h in holes:
@@ -98,9 +114,15 @@ def shell_string(value: AValue, base: BC, ctx: Context = NO_CONTEXT) -> Verdict:
             continue
         sane = _shell_safe(h.hole) and h.quote == "none"
         if not sane:
-            return Verdict(BC.NESTED_STRING, base_layers + 1, h.hole.prov, h.inner.parser,
-                           h.hole.sanitizer, wrap=h.inner.text,
-                           notes=(f"inside {h.quote} quotes" if h.quote != "none" else "unquoted",))
+            return Verdict(
+                BC.NESTED_STRING,
+                base_layers + 1,
+                h.hole.prov,
+                h.inner.parser,
+                h.hole.sanitizer,
+                wrap=h.inner.text,
+                notes=(f"inside {h.quote} quotes" if h.quote != "none" else "unquoted",),
+            )
     inner = [h for h in holes if h.inner is not None]
     if inner:
         h = inner[0]
@@ -108,12 +130,15 @@ def shell_string(value: AValue, base: BC, ctx: Context = NO_CONTEXT) -> Verdict:
         cls = FAMILY_CLASS[h.inner.family]
         if cls == BC.SHELL_STRING and base == BC.REMOTE_STRING:
             cls = BC.REMOTE_STRING
-        return Verdict(cls, base_layers, join_all(x.hole.prov for x in inner), h.inner.parser,
-                       h.hole.sanitizer)
+        return Verdict(
+            cls, base_layers, join_all(x.hole.prov for x in inner), h.inner.parser, h.hole.sanitizer
+        )
     prov = join_all(h.hole.prov for h in holes)
     sanitizers = {h.hole.sanitizer for h in holes}
     sanitizer = sanitizers.pop() if len(sanitizers) == 1 else None
-    data_only = all(_shell_safe(h.hole) and h.quote == "none" for h in holes) and not _starts_with_hole(s)
+    data_only = all(
+        _shell_safe(h.hole) and h.quote == "none" for h in holes
+    ) and not _starts_with_hole(s)
     return Verdict(base, base_layers, prov, sanitizer=sanitizer, fixed=data_only)
 
 
@@ -166,7 +191,9 @@ def argv(value: AValue, remote: bool, ctx: Context = NO_CONTEXT) -> Verdict:
                 if j + 1 < len(rest_items):
                     v = shell_string(rest_items[j + 1], base_remote, ctx)
                     return replace(v, detail=v.detail or f"{prog} {w}")
-                return Verdict(base_remote, 1, value.rest or EMPTY, f"{prog} {w}", fixed=not value.rest)
+                return Verdict(
+                    base_remote, 1, value.rest or EMPTY, f"{prog} {w}", fixed=not value.rest
+                )
     if prog == "eval":
         return shell_string(join_list(Lst(tuple(rest_items), value.rest), " "), base_remote, ctx)
     if prog == "ssh":
@@ -178,21 +205,37 @@ def argv(value: AValue, remote: bool, ctx: Context = NO_CONTEXT) -> Verdict:
             return replace(v, detail=f"{prog} exec … {v.detail}".strip())
     if prog == "tmux" and rest_words[:1] and rest_words[0] in ("send-keys", "send"):
         return _tmux_keys(rest_items[1:], rest_words[1:], value.rest)
-    if prog == "tmux" and rest_words[:1] and rest_words[0] in ("new-session", "new-window",
-                                                                 "split-window", "respawn-pane"):
-        tail = [x for x, w in zip(rest_items[1:], rest_words[1:]) if w is None or not w.startswith("-")]
+    if (
+        prog == "tmux"
+        and rest_words[:1]
+        and rest_words[0] in ("new-session", "new-window", "split-window", "respawn-pane")
+    ):
+        tail = [
+            x for x, w in zip(rest_items[1:], rest_words[1:]) if w is None or not w.startswith("-")
+        ]
         if tail and not prov_of(tail[-1]).constant:
             v = shell_string(tail[-1], BC.SHELL_STRING, ctx)
             return replace(v, detail=v.detail or f"tmux {rest_words[0]}")
-    written = _script_target(items[i:], ctx.script) if head is None or prog in K.INTERPRETERS else None
+    written = (
+        _script_target(items[i:], ctx.script) if head is None or prog in K.INTERPRETERS else None
+    )
     if written is not None:
         site, content = written
         name = head or "interpreter"
-        return Verdict(BC.SCRIPT_FILE, 1, content, f"{name} <file>", write=site, fixed=content.constant)
+        return Verdict(
+            BC.SCRIPT_FILE, 1, content, f"{name} <file>", write=site, fixed=content.constant
+        )
     head_prov = prov_of(items[i])
     if head is None and not head_prov.constant:
-        return Verdict(BC.ARGV_DIRECT, 0, head_prov.join(value.rest or EMPTY), "program chosen by the value")
-    if value.rest is not None and not value.rest.constant and i == len(items) - 1 and not rest_items:
+        return Verdict(
+            BC.ARGV_DIRECT, 0, head_prov.join(value.rest or EMPTY), "program chosen by the value"
+        )
+    if (
+        value.rest is not None
+        and not value.rest.constant
+        and i == len(items) - 1
+        and not rest_items
+    ):
         return Verdict(BC.ARGV_DIRECT, 0, value.rest, f"{head} + argv from a value")
     data = join_all([*(prov_of(x) for x in rest_items), value.rest or EMPTY])
     return Verdict(BC.ARGV_DIRECT, 0, data, f"{head or '?'} with fixed program", fixed=True)
@@ -225,11 +268,16 @@ def _ssh(items: list[AValue], words: list[str | None], whole: Lst, ctx: Context)
     if not command:
         rest = whole.rest or EMPTY
         return Verdict(BC.REMOTE_STRING, 1, rest, "ssh", fixed=rest.constant)
-    joined = (command[0] if len(command) == 1 and whole.rest is None
-              else join_list(Lst(tuple(command), whole.rest), " "))
+    joined = (
+        command[0]
+        if len(command) == 1 and whole.rest is None
+        else join_list(Lst(tuple(command), whole.rest), " ")
+    )
     v = shell_string(joined, BC.REMOTE_STRING, ctx)
     notes = v.notes + ("ssh joins its arguments with spaces for the remote shell",)
-    return replace(v, detail=v.detail if v.boundary_class == BC.NESTED_STRING else "ssh", notes=notes)
+    return replace(
+        v, detail=v.detail if v.boundary_class == BC.NESTED_STRING else "ssh", notes=notes
+    )
 
 
 def _container_command(prog: str, items: list[AValue], words: list[str | None]) -> Lst | None:
@@ -259,8 +307,7 @@ def _script_target(items: list[AValue], script: ScriptMatch) -> tuple[object, Pr
     for item in items[1:] if len(items) > 1 else items:
         found = script(item)
         if found is not None:
-            site, content = found  # type: ignore[misc]
-            return site, content
+            return found
     return None
 
 
@@ -297,8 +344,10 @@ def receiver_shell(receiver: AValue) -> tuple[bool | None, Obj | None]:
             i = _skip_wrappers(words)
             if i < len(words) and words[i] is not None:
                 prog = K.program_name(words[i] or "")
-                has_c = any(w and w.startswith("-") and "c" in w[1:] and not w.startswith("--")
-                            for w in words[i + 1 :])
+                has_c = any(
+                    w and w.startswith("-") and "c" in w[1:] and not w.startswith("--")
+                    for w in words[i + 1 :]
+                )
                 return (prog in K.SHELLS and not has_c), o
             return None, o
     return None, None

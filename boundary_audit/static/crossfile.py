@@ -21,7 +21,7 @@ from boundary_audit.static.extract import extractor_for
 from boundary_audit.static.extract.base import Extractor
 from boundary_audit.static.ir import Attr, Call, Function, Ref, Spread
 from boundary_audit.static.parsing import TooDeep, parse, utf8_safe
-from boundary_audit.static.values import AValue, Opq, Step, UNKNOWN
+from boundary_audit.static.values import UNKNOWN, AValue, Opq, Step
 
 if TYPE_CHECKING:
     from boundary_audit.static.dataflow import Engine
@@ -30,14 +30,51 @@ MAX_HOPS = 2
 """How many file boundaries one trace may cross."""
 MAX_FILES = 25
 """Candidate files examined per function."""
-GENERIC_NAMES = frozenset({
-    "run", "main", "__init__", "new", "call", "execute", "get", "set", "update", "start", "stop",
-    "close", "open", "read", "write", "send", "init", "create", "handle", "process", "apply",
-    "build", "load", "save", "exec", "spawn", "invoke", "default", "from", "into", "next",
-})
+GENERIC_NAMES = frozenset(
+    {
+        "run",
+        "main",
+        "__init__",
+        "new",
+        "call",
+        "execute",
+        "get",
+        "set",
+        "update",
+        "start",
+        "stop",
+        "close",
+        "open",
+        "read",
+        "write",
+        "send",
+        "init",
+        "create",
+        "handle",
+        "process",
+        "apply",
+        "build",
+        "load",
+        "save",
+        "exec",
+        "spawn",
+        "invoke",
+        "default",
+        "from",
+        "into",
+        "next",
+    }
+)
 """Names too common to match by text across files."""
-FAMILY = {"python": "py", "javascript": "js", "typescript": "js", "tsx": "js", "rust": "rs",
-          "go": "go", "shell": "sh"}
+FAMILY = {
+    "python": "py",
+    "javascript": "js",
+    "typescript": "js",
+    "tsx": "js",
+    "rust": "rs",
+    "go": "go",
+    "shell": "sh",
+}
 
 
 @dataclass
@@ -71,8 +108,11 @@ class Corpus:
         family = FAMILY.get(lang)
         key = (family, needle)
         if key not in self._found:
-            self._found[key] = [p for p, (lg, data) in sorted(self.files.items())
-                                if FAMILY.get(lg) == family and needle in data]
+            self._found[key] = [
+                p
+                for p, (lg, data) in sorted(self.files.items())
+                if FAMILY.get(lg) == family and needle in data
+            ]
         return [p for p in self._found[key] if p != exclude][:MAX_FILES]
 
     def engine_for(self, ex: Extractor, hops: int) -> Engine:
@@ -95,7 +135,12 @@ class Corpus:
         out: list[AValue] = []
         for path in self.candidates(engine.ex.lang, needle, engine.path):
             ex = self.extractor(path)
-            same_package = FAMILY.get(ex.lang) == "go" and path.rsplit("/", 1)[0] == engine.path.rsplit("/", 1)[0]
+            if ex is None:
+                continue
+            same_package = (
+                FAMILY.get(ex.lang) == "go"
+                and path.rsplit("/", 1)[0] == engine.path.rsplit("/", 1)[0]
+            )
             if ex is None or (not fn.is_method and not same_package and not _imports(ex, fn.name)):
                 continue
             other = self.engine_for(ex, getattr(engine, "hops", 0) + 1)
@@ -118,11 +163,15 @@ class Corpus:
                 from boundary_audit.static.calls import with_step
 
                 value = other.eval(arg, ex.function_at(node))
-                out.append(with_step(value, Step(path, call.span, f"passed as `{name}` to {fn.name}()")))
+                out.append(
+                    with_step(value, Step(path, call.span, f"passed as `{name}` to {fn.name}()"))
+                )
         self._params[key] = out
         return out
 
-    def return_values(self, engine: Engine, call: Call, canonical: str, caller: Function) -> list[AValue]:
+    def return_values(
+        self, engine: Engine, call: Call, canonical: str, caller: Function
+    ) -> list[AValue]:
         """Return values of an imported function defined in another scanned file.
 
         The callee's parameters are bound to this call's arguments, evaluated here, so the
@@ -141,8 +190,11 @@ class Corpus:
                 for t in targets:
                     for p in t.params:
                         arg = call.kwarg(p.name)
-                        if arg is None and p.index < len(call.args) and not any(
-                                isinstance(a, Spread) for a in call.args[: p.index + 1]):
+                        if (
+                            arg is None
+                            and p.index < len(call.args)
+                            and not any(isinstance(a, Spread) for a in call.args[: p.index + 1])
+                        ):
                             arg = call.args[p.index]
                         if arg is not None:
                             other.bindings[(t.key, p.name)] = engine.eval(arg, caller)
@@ -167,7 +219,10 @@ class Corpus:
             wanted = [f"{n}.py" for n in names] + [f"{n}/__init__.py" for n in names]
         elif FAMILY.get(lang) == "js" and module.startswith("."):
             joined = _join(base, module)
-            wanted = [f"{joined}{ext}" for ext in (".ts", ".tsx", ".js", ".mjs", ".cjs", "/index.ts", "/index.js")]
+            wanted = [
+                f"{joined}{ext}"
+                for ext in (".ts", ".tsx", ".js", ".mjs", ".cjs", "/index.ts", "/index.js")
+            ]
         else:
             return []
         return [w for w in wanted if w in self.files]
@@ -188,7 +243,9 @@ def _imports(ex: Extractor, name: str) -> bool:
     """True if `ex`'s file imports `name` (or defines it locally)."""
     if name in ex.imports:
         return True
-    return any(v.rsplit(".", 1)[-1] == name or v.rsplit("::", 1)[-1] == name for v in ex.imports.values())
+    return any(
+        v.rsplit(".", 1)[-1] == name or v.rsplit("::", 1)[-1] == name for v in ex.imports.values()
+    )
 
 
 _ACTIVE: Corpus | None = None

@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING
 import tree_sitter as ts
 
 from boundary_audit.static import knowledge as K
+from boundary_audit.static.dataflow_limits import MAX_CALL_DEPTH, MAX_STEPS
 from boundary_audit.static.extract.base import Extractor
 from boundary_audit.static.ir import (
     Alt,
@@ -55,8 +56,6 @@ from boundary_audit.static.values import (
     prov_of,
 )
 from boundary_audit.taxonomy import Contract
-
-from boundary_audit.static.dataflow_limits import MAX_CALL_DEPTH, MAX_STEPS
 
 if TYPE_CHECKING:
     from boundary_audit.static.crossfile import Corpus
@@ -211,25 +210,47 @@ class Engine:
     def _param(self, fn: Function, name: str) -> AValue:
         p = fn.param(name)
         assert p is not None
-        if any(d in K.TOOL_DECORATORS or d.rsplit(".", 1)[-1] in K.TOOL_DECORATORS for d in fn.decorators):
-            return Opq(Prov(frozenset({Origin("tool-call", f"parameter `{name}` of tool `{fn.name}`",
-                                              self.path, p.span, Contract.NATIVE)})))
+        if any(
+            d in K.TOOL_DECORATORS or d.rsplit(".", 1)[-1] in K.TOOL_DECORATORS
+            for d in fn.decorators
+        ):
+            return Opq(
+                Prov(
+                    frozenset(
+                        {
+                            Origin(
+                                "tool-call",
+                                f"parameter `{name}` of tool `{fn.name}`",
+                                self.path,
+                                p.span,
+                                Contract.NATIVE,
+                            )
+                        }
+                    )
+                )
+            )
         found = self.calls.arguments_for(fn, p)
         if self.corpus is not None and not any(prov_of(v).model for v in found):
             found = found + self.corpus.param_values(self, fn, name)
         if found:
             return alts(found)
         if K.is_command_name(name) or K.is_tool_param(name):
-            return Opq(Prov(frozenset({Origin("name", f"parameter `{name}`", self.path, p.span)}),
-                            unknown=True))
+            return Opq(
+                Prov(
+                    frozenset({Origin("name", f"parameter `{name}`", self.path, p.span)}),
+                    unknown=True,
+                )
+            )
         return UNKNOWN_OPAQUE
 
     # -- attribute and index reads ----------------------------------------------------------
     def attr(self, expr: Attr, fn: Function) -> AValue:
-        """Value of `base.name`: a source, a class attribute, a handle's part, or the base's data."""
+        """Value of `base.name`: a source, a class attribute, a handle's part, or the base data."""
         name = expr.name
         base_text = dotted(expr.base)
-        fixed = K.CONSTANT_ATTRS.get(self.ex.canonical(f"{base_text}.{name}")) if base_text else None
+        fixed = (
+            K.CONSTANT_ATTRS.get(self.ex.canonical(f"{base_text}.{name}")) if base_text else None
+        )
         if fixed is not None:
             return Str((Text(fixed, self.path, expr.span),))
         origin = attr_origin(name, base_text, self.path, expr.span)
@@ -261,8 +282,9 @@ class Engine:
         for other in self.ex.class_functions(fn):
             if needle not in data[other.span.start_byte : other.span.end_byte]:
                 continue
-            for d in self.ex.filled(other).defs.get(target, ()):
-                values.append(self.eval(d.value, other))
+            values.extend(
+                self.eval(d.value, other) for d in self.ex.filled(other).defs.get(target, ())
+            )
         return alts(values) if values else None
 
     def index(self, expr: Index, fn: Function) -> AValue:
@@ -349,8 +371,17 @@ def attr_origin(name: str, base: str, path: str, span: Span) -> Origin | None:
 def handle_attr(handle: Obj, name: str) -> AValue:
     """`proc.stdin`, `file.name` and friends on a handle value."""
     if handle.kind == "process" and name in ("stdin", "stdin_writer"):
-        return Obj("stdin", handle.api, handle.argv, handle.pty, handle.shell, None, handle.path,
-                   handle.span, handle.notes)
+        return Obj(
+            "stdin",
+            handle.api,
+            handle.argv,
+            handle.pty,
+            handle.shell,
+            None,
+            handle.path,
+            handle.span,
+            handle.notes,
+        )
     if handle.kind == "file" and name == "name" and handle.target is not None:
         return handle.target
     return Opq(prov_of(handle))
@@ -363,8 +394,12 @@ def tag_var(value: AValue, var: tuple[str, int, str]) -> AValue:
     if isinstance(value, Ser):
         return Ser(value.serializer, value.prov.with_var(var), value.path, value.span)
     if isinstance(value, Str):
-        return Str(tuple(Hole(p.prov.with_var(var), p.sanitizer, p.span) if isinstance(p, Hole)
-                         else p for p in value.pieces))
+        return Str(
+            tuple(
+                Hole(p.prov.with_var(var), p.sanitizer, p.span) if isinstance(p, Hole) else p
+                for p in value.pieces
+            )
+        )
     if isinstance(value, Obj) and value.kind == "file":
         return value
     return value
@@ -385,7 +420,7 @@ def str_pieces(value: AValue) -> list[Text | Hole]:
 
 
 def _common_sanitizer(opts: list[AValue]) -> str | None:
-    names = set()
+    names: set[str | None] = set()
     for o in opts:
         if isinstance(o, Str):
             holes = [p for p in o.pieces if isinstance(p, Hole)]

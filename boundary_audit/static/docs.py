@@ -14,12 +14,24 @@ from boundary_audit.static.checks import CHECKS, Check
 from boundary_audit.static.parsing import QUERY_DIALECT
 from boundary_audit.static.queries import query_text
 
-HEADINGS = ("What it does", "Why is this bad?", "Known problems", "Example", "Use instead",
-            "Options", "References")
+HEADINGS = (
+    "What it does",
+    "Why is this bad?",
+    "Known problems",
+    "Example",
+    "Use instead",
+    "Options",
+    "References",
+)
 """The sections every check's docstring has, in this order (ruff's rule-page headings)."""
 
-DIALECT_NAMES = {"python": "Python", "javascript": "JavaScript/TypeScript", "rust": "Rust",
-                 "go": "Go", "shell": "shell"}
+DIALECT_NAMES = {
+    "python": "Python",
+    "javascript": "JavaScript/TypeScript",
+    "rust": "Rust",
+    "go": "Go",
+    "shell": "shell",
+}
 
 
 def dialects(check: type[Check]) -> list[str]:
@@ -32,7 +44,9 @@ def page(check: type[Check]) -> str:
     """The Markdown section of one check."""
     doc = (check.__doc__ or "").strip().splitlines()
     summary, body = doc[0].strip(), "\n".join(doc[1:]).strip()
-    classes = ", ".join(f"`{c.value}`" for c in check.classes) or "the class of the finding it targets"
+    classes = (
+        ", ".join(f"`{c.value}`" for c in check.classes) or "the class of the finding it targets"
+    )
     langs = ", ".join(DIALECT_NAMES[d] for d in dialects(check))
     lines = [
         f"## {check.code} `{check.name}`",
@@ -43,7 +57,9 @@ def page(check: type[Check]) -> str:
         f"- Status: {check.status} (since {check.since})",
         f"- Queries: {langs}",
         "",
-        body.replace("\n## ", "\n### ").replace("## ", "### ", 1) if body.startswith("## ") else body,
+        body.replace("\n## ", "\n### ").replace("## ", "### ", 1)
+        if body.startswith("## ")
+        else body,
         "",
     ]
     return "\n".join(lines)
@@ -65,7 +81,9 @@ def render() -> str:
     ]
     for c in CHECKS:
         classes = ", ".join(f"`{k.value}`" for k in c.classes) or "(diagnostic)"
-        head.append(f"| [{c.code}](#{c.code.lower()}-{c.name}) | `{c.name}` | {classes} | {c.summary()} |")
+        head.append(
+            f"| [{c.code}](#{c.code.lower()}-{c.name}) | `{c.name}` | {classes} | {c.summary()} |"
+        )
     head.append("")
     return "\n".join(head) + "\n" + "\n".join(page(c) for c in CHECKS)
 
@@ -77,7 +95,9 @@ def main(argv: list[str]) -> int:
     if "--check" in argv:
         current = target.read_text(encoding="utf-8") if target.exists() else ""
         if current != text:
-            sys.stderr.write("docs/checks.md is out of date: run python -m boundary_audit.static.docs\n")
+            sys.stderr.write(
+                "docs/checks.md is out of date: run python -m boundary_audit.static.docs\n"
+            )
             return 1
         return 0
     target.parent.mkdir(parents=True, exist_ok=True)

@@ -35,8 +35,17 @@ _PHRASE = {
 
 def location(path: str, span: Span, commit: str | None, annotation: str = "") -> Location:
     """A Location from an IR span (1-based lines)."""
-    return Location(path, span.start_line + 1, span.end_line + 1, span.start_col, span.end_col,
-                    span.start_byte, span.end_byte, commit, annotation)
+    return Location(
+        path,
+        span.start_line + 1,
+        span.end_line + 1,
+        span.start_col,
+        span.end_col,
+        span.start_byte,
+        span.end_byte,
+        commit,
+        annotation,
+    )
 
 
 def node_location(path: str, node: ts.Node, commit: str | None, annotation: str = "") -> Location:
@@ -91,22 +100,35 @@ def message(v: Verdict, sink: str) -> str:
         text += "; " + "; ".join(v.notes)
     if v.sanitizer:
         text += f"; sanitizer: {v.sanitizer}"
-    return text + f"; {v.parse_layers} shell parse{'s' if v.parse_layers != 1 else ''} before execve."
+    return (
+        text + f"; {v.parse_layers} shell parse{'s' if v.parse_layers != 1 else ''} before execve."
+    )
 
 
-def build(v: Verdict, primary: Location, language: str, sink: str, write: Location | None) -> Finding:
+def build(
+    v: Verdict, primary: Location, language: str, sink: str, write: Location | None
+) -> Finding:
     """The Finding for verdict `v` at `primary`."""
     owner = OWNER[v.boundary_class]
     b = FindingBuilder(owner.code, owner.name, language)
     b.primary(primary)
     b.set(
-        message=message(v, sink), boundary_class=v.boundary_class, parse_layers=v.parse_layers,
-        contract=contract_of(v.prov), sanitizer=v.sanitizer, sink=sink,
-        model_controlled=bool(v.prov.origins), severity=severity_of(v),
+        message=message(v, sink),
+        boundary_class=v.boundary_class,
+        parse_layers=v.parse_layers,
+        contract=contract_of(v.prov),
+        sanitizer=v.sanitizer,
+        sink=sink,
+        model_controlled=bool(v.prov.origins),
+        severity=severity_of(v),
         confidence=Confidence.MEDIUM if v.prov.model else Confidence.LOW,
     )
     for loc in related(v, primary.commit)[:MAX_RELATED]:
-        if (loc.path, loc.start_line, loc.start_col) != (primary.path, primary.start_line, primary.start_col):
+        if (loc.path, loc.start_line, loc.start_col) != (
+            primary.path,
+            primary.start_line,
+            primary.start_col,
+        ):
             b.related(loc)
     if write is not None:
         b.related(write)
@@ -115,11 +137,21 @@ def build(v: Verdict, primary: Location, language: str, sink: str, write: Locati
 
 def related(v: Verdict, commit: str | None) -> list[Location]:
     """Origins first, then the wrapping literal, then the steps, each sorted by position."""
-    out = [location(o.path, o.span, commit,
-                    f"model output enters: {o.label}" if o.strong else f"named like a command: {o.label}")
-           for o in sorted(v.prov.origins, key=lambda o: (o.path, o.span.start_byte, o.label))]
+    out = [
+        location(
+            o.path,
+            o.span,
+            commit,
+            f"model output enters: {o.label}" if o.strong else f"named like a command: {o.label}",
+        )
+        for o in sorted(v.prov.origins, key=lambda o: (o.path, o.span.start_byte, o.label))
+    ]
     if v.wrap is not None and v.wrap.span is not None:
-        out.append(location(v.wrap.path, v.wrap.span, commit, f"wrapped for a second parser: {v.detail}"))
-    out.extend(location(s.path, s.span, commit, s.note)
-               for s in sorted(v.prov.steps, key=lambda s: (s.path, s.span.start_byte, s.note)))
+        out.append(
+            location(v.wrap.path, v.wrap.span, commit, f"wrapped for a second parser: {v.detail}")
+        )
+    out.extend(
+        location(s.path, s.span, commit, s.note)
+        for s in sorted(v.prov.steps, key=lambda s: (s.path, s.span.start_byte, s.note))
+    )
     return out

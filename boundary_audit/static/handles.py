@@ -39,8 +39,9 @@ def _argv_list(engine: Engine, exprs: tuple[Expr, ...], fn: Function, span: Span
     return engine.sequence(exprs, fn, span)
 
 
-def _with_args(engine: Engine, call: Call, fn: Function, program: Expr | None,
-               args: Expr | None) -> AValue:
+def _with_args(
+    engine: Engine, call: Call, fn: Function, program: Expr | None, args: Expr | None
+) -> AValue:
     """[program, *args] for APIs of the form f(program, [args...])."""
     head: list[AValue] = [engine.eval(program, fn)] if program is not None else []
     if args is None or isinstance(args, Map):
@@ -61,7 +62,9 @@ def _truthy_option(call: Call, key: str) -> bool:
                 value = a.get(key)
     if value is None:
         return False
-    return not (isinstance(value, Lit) and value.text in ("False", "false", "None", "null", "undefined"))
+    return not (
+        isinstance(value, Lit) and value.text in ("False", "false", "None", "null", "undefined")
+    )
 
 
 def _arg(call: Call, i: int, key: str | None = None) -> Expr | None:
@@ -79,11 +82,26 @@ def popen(engine: Engine, call: Call, fn: Function, cn: str) -> AValue:
     return Obj("process", cn, value, shell=shell, path=engine.path, span=call.span)
 
 
-_OS_EXEC_SKIP = {"execv": (1, True), "execve": (1, True), "execvp": (1, True), "execvpe": (1, True),
-                 "execl": (1, False), "execle": (1, False), "execlp": (1, False), "execlpe": (1, False),
-                 "spawnv": (2, True), "spawnve": (2, True), "spawnvp": (2, True), "spawnvpe": (2, True),
-                 "spawnl": (2, False), "spawnle": (2, False), "spawnlp": (2, False),
-                 "spawnlpe": (2, False), "posix_spawn": (1, True), "posix_spawnp": (1, True)}
+_OS_EXEC_SKIP = {
+    "execv": (1, True),
+    "execve": (1, True),
+    "execvp": (1, True),
+    "execvpe": (1, True),
+    "execl": (1, False),
+    "execle": (1, False),
+    "execlp": (1, False),
+    "execlpe": (1, False),
+    "spawnv": (2, True),
+    "spawnve": (2, True),
+    "spawnvp": (2, True),
+    "spawnvpe": (2, True),
+    "spawnl": (2, False),
+    "spawnle": (2, False),
+    "spawnlp": (2, False),
+    "spawnlpe": (2, False),
+    "posix_spawn": (1, True),
+    "posix_spawnp": (1, True),
+}
 
 
 def os_exec(engine: Engine, call: Call, fn: Function, cn: str) -> AValue:
@@ -129,10 +147,22 @@ def program_args(engine: Engine, call: Call, fn: Function, cn: str) -> AValue:
     program, args = _arg(call, 0), _arg(call, 1)
     pty = "pty" in cn
     if _truthy_option(call, "shell"):
-        return Obj("process", cn, join_list(_with_args(engine, call, fn, program, args), " "),
-                   shell=True, path=engine.path, span=call.span)
-    return Obj("process", cn, _with_args(engine, call, fn, program, args), pty=pty,
-               path=engine.path, span=call.span)
+        return Obj(
+            "process",
+            cn,
+            join_list(_with_args(engine, call, fn, program, args), " "),
+            shell=True,
+            path=engine.path,
+            span=call.span,
+        )
+    return Obj(
+        "process",
+        cn,
+        _with_args(engine, call, fn, program, args),
+        pty=pty,
+        path=engine.path,
+        span=call.span,
+    )
 
 
 def pexpect_spawn(engine: Engine, call: Call, fn: Function, cn: str) -> AValue:
@@ -140,27 +170,40 @@ def pexpect_spawn(engine: Engine, call: Call, fn: Function, cn: str) -> AValue:
     if args is not None and isinstance(args, Seq):
         argv: AValue = _with_args(engine, call, fn, program, args)
     else:
-        argv = Tok(engine.eval(program, fn), "pexpect", engine.path, call.span) if program else Opq(UNKNOWN)
+        argv = (
+            Tok(engine.eval(program, fn), "pexpect", engine.path, call.span)
+            if program
+            else Opq(UNKNOWN)
+        )
     return Obj("process", cn, argv, pty=True, path=engine.path, span=call.span)
 
 
 def tokenized(engine: Engine, call: Call, fn: Function, cn: str) -> AValue:
     arg = _arg(call, 0)
     value = engine.eval(arg, fn) if arg is not None else Opq(UNKNOWN)
-    return Obj("process", cn, Tok(value, cn.rsplit(".", 1)[-1], engine.path, call.span),
-               path=engine.path, span=call.span)
+    return Obj(
+        "process",
+        cn,
+        Tok(value, cn.rsplit(".", 1)[-1], engine.path, call.span),
+        path=engine.path,
+        span=call.span,
+    )
 
 
 def builder(engine: Engine, call: Call, fn: Function, cn: str) -> AValue:
     program = _arg(call, 0)
     head = (engine.eval(program, fn),) if program is not None else ()
-    return Obj("command", cn, Lst(head, None, engine.path, call.span), path=engine.path, span=call.span)
+    return Obj(
+        "command", cn, Lst(head, None, engine.path, call.span), path=engine.path, span=call.span
+    )
 
 
 def file_handle(engine: Engine, call: Call, fn: Function, cn: str) -> AValue:
     target = _arg(call, 0, "file")
     if target is None or cn.startswith("tempfile.") or cn.endswith("CreateTemp"):
-        unique = Prov(unknown=True, vars=frozenset({(engine.path, call.span.start_byte, "<tempfile>")}))
+        unique = Prov(
+            unknown=True, vars=frozenset({(engine.path, call.span.start_byte, "<tempfile>")})
+        )
         return Obj("file", cn, target=Opq(unique), path=engine.path, span=call.span)
     return Obj("file", cn, target=engine.eval(target, fn), path=engine.path, span=call.span)
 
@@ -169,8 +212,13 @@ def execa_template(engine: Engine, call: Call, fn: Function, cn: str) -> AValue:
     """execa's $`cmd ${x}`: literal text split on spaces, each interpolation one argument."""
     value = engine.eval(call.args[0], fn) if call.args else Opq(UNKNOWN)
     if not isinstance(value, Str):
-        return Obj("process", cn, Tok(value, "execa $", engine.path, call.span), path=engine.path,
-                   span=call.span)
+        return Obj(
+            "process",
+            cn,
+            Tok(value, "execa $", engine.path, call.span),
+            path=engine.path,
+            span=call.span,
+        )
     words: list[list[Text | Hole]] = [[]]
     for piece in value.pieces:
         if isinstance(piece, Hole):
@@ -182,15 +230,21 @@ def execa_template(engine: Engine, call: Call, fn: Function, cn: str) -> AValue:
             if chunk:
                 words[-1].append(Text(chunk, piece.path, piece.span))
     items = tuple(Str(tuple(w)) for w in words if w)
-    return Obj("process", cn, Lst(items, None, engine.path, call.span), path=engine.path, span=call.span)
+    return Obj(
+        "process", cn, Lst(items, None, engine.path, call.span), path=engine.path, span=call.span
+    )
 
 
 def zx_template(engine: Engine, call: Call, fn: Function, cn: str) -> AValue:
     """zx's $`cmd ${x}`: bash runs the text, each interpolation quoted by zx."""
     value = engine.eval(call.args[0], fn) if call.args else Opq(UNKNOWN)
     if isinstance(value, Str):
-        value = Str(tuple(Hole(p.prov, p.sanitizer or "zx quote", p.span) if isinstance(p, Hole) else p
-                          for p in value.pieces))
+        value = Str(
+            tuple(
+                Hole(p.prov, p.sanitizer or "zx quote", p.span) if isinstance(p, Hole) else p
+                for p in value.pieces
+            )
+        )
     return Obj("process", cn, value, shell=True, path=engine.path, span=call.span)
 
 
@@ -202,68 +256,133 @@ def connection(kind: str) -> Ctor:
 
 
 HANDLE_CONSTRUCTORS: dict[str, Ctor] = {
-    "subprocess.Popen": popen, "subprocess.run": popen, "subprocess.call": popen,
-    "subprocess.check_call": popen, "subprocess.check_output": popen, "pty.spawn": popen,
-    "os.system": shell_string, "os.popen": shell_string, "subprocess.getoutput": shell_string,
-    "subprocess.getstatusoutput": shell_string, "commands.getoutput": shell_string,
-    "anyio.run_process": auto_shell, "anyio.open_process": auto_shell, "trio.run_process": auto_shell,
+    "subprocess.Popen": popen,
+    "subprocess.run": popen,
+    "subprocess.call": popen,
+    "subprocess.check_call": popen,
+    "subprocess.check_output": popen,
+    "pty.spawn": popen,
+    "os.system": shell_string,
+    "os.popen": shell_string,
+    "subprocess.getoutput": shell_string,
+    "subprocess.getstatusoutput": shell_string,
+    "commands.getoutput": shell_string,
+    "anyio.run_process": auto_shell,
+    "anyio.open_process": auto_shell,
+    "trio.run_process": auto_shell,
     "pexpect.run": tokenized,
     **{f"os.{name}": os_exec for name in _OS_EXEC_SKIP},
     "asyncio.create_subprocess_exec": exec_argv,
     "asyncio.create_subprocess_shell": shell_string,
-    "pexpect.spawn": pexpect_spawn, "pexpect.spawnu": pexpect_spawn,
-    "pexpect.pty_spawn.spawn": pexpect_spawn, "wexpect.spawn": pexpect_spawn,
-    "ptyprocess.PtyProcess.spawn": pexpect_spawn, "ptyprocess.PtyProcessUnicode.spawn": pexpect_spawn,
-    "open": file_handle, "io.open": file_handle, "codecs.open": file_handle,
-    "builtins.open": file_handle, "os.fdopen": file_handle,
-    "tempfile.NamedTemporaryFile": file_handle, "tempfile.TemporaryFile": file_handle,
-    "paramiko.SSHClient": connection("ssh"), "paramiko.client.SSHClient": connection("ssh"),
-    "asyncssh.connect": connection("ssh"), "fabric.Connection": connection("ssh"),
-    "docker.from_env": connection("docker"), "docker.DockerClient": connection("docker"),
+    "pexpect.spawn": pexpect_spawn,
+    "pexpect.spawnu": pexpect_spawn,
+    "pexpect.pty_spawn.spawn": pexpect_spawn,
+    "wexpect.spawn": pexpect_spawn,
+    "ptyprocess.PtyProcess.spawn": pexpect_spawn,
+    "ptyprocess.PtyProcessUnicode.spawn": pexpect_spawn,
+    "open": file_handle,
+    "io.open": file_handle,
+    "codecs.open": file_handle,
+    "builtins.open": file_handle,
+    "os.fdopen": file_handle,
+    "tempfile.NamedTemporaryFile": file_handle,
+    "tempfile.TemporaryFile": file_handle,
+    "paramiko.SSHClient": connection("ssh"),
+    "paramiko.client.SSHClient": connection("ssh"),
+    "asyncssh.connect": connection("ssh"),
+    "fabric.Connection": connection("ssh"),
+    "docker.from_env": connection("docker"),
+    "docker.DockerClient": connection("docker"),
     # javascript / typescript
-    "child_process.spawn": program_args, "child_process.spawnSync": program_args,
-    "child_process.execFile": program_args, "child_process.execFileSync": program_args,
+    "child_process.spawn": program_args,
+    "child_process.spawnSync": program_args,
+    "child_process.execFile": program_args,
+    "child_process.execFileSync": program_args,
     "child_process.fork": program_args,
-    "child_process.exec": shell_string, "child_process.execSync": shell_string,
-    "execa.execa": program_args, "execa.execaSync": program_args, "execa": program_args,
-    "execa.execaCommand": tokenized, "execa.execaCommandSync": tokenized,
-    "node-pty.spawn": program_args, "@lydell/node-pty.spawn": program_args,
-    "execa.$": execa_template, "execa.$$": execa_template, "zx.$": zx_template,
-    "ssh2.Client": connection("ssh"), "node-ssh.NodeSSH": connection("ssh"),
+    "child_process.exec": shell_string,
+    "child_process.execSync": shell_string,
+    "execa.execa": program_args,
+    "execa.execaSync": program_args,
+    "execa": program_args,
+    "execa.execaCommand": tokenized,
+    "execa.execaCommandSync": tokenized,
+    "node-pty.spawn": program_args,
+    "@lydell/node-pty.spawn": program_args,
+    "execa.$": execa_template,
+    "execa.$$": execa_template,
+    "zx.$": zx_template,
+    "ssh2.Client": connection("ssh"),
+    "node-ssh.NodeSSH": connection("ssh"),
     "fs.createWriteStream": file_handle,
     # shell: a command node seen as the process it starts
     "<spawn>": exec_argv_first,
     # rust
-    "std::process::Command::new": builder, "tokio::process::Command::new": builder,
+    "std::process::Command::new": builder,
+    "tokio::process::Command::new": builder,
     "async_process::Command::new": builder,
-    "std::fs::File::create": file_handle, "tokio::fs::File::create": file_handle,
+    "std::fs::File::create": file_handle,
+    "tokio::fs::File::create": file_handle,
     "ssh2::Session::new": connection("ssh"),
     # go
-    "os/exec.Command": exec_argv, "os/exec.CommandContext": exec_argv,
-    "os.Create": file_handle, "os.OpenFile": file_handle, "os.CreateTemp": file_handle,
+    "os/exec.Command": exec_argv,
+    "os/exec.CommandContext": exec_argv,
+    "os.Create": file_handle,
+    "os.OpenFile": file_handle,
+    "os.CreateTemp": file_handle,
     "golang.org/x/crypto/ssh.Dial": connection("ssh-client"),
 }
 
-_BUILDER_KEEP = frozenset({
-    "current_dir", "env", "envs", "env_clear", "env_remove", "stdin", "stdout", "stderr",
-    "kill_on_drop", "process_group", "uid", "gid", "pre_exec", "arg0", "creation_flags",
-})
+_BUILDER_KEEP = frozenset(
+    {
+        "current_dir",
+        "env",
+        "envs",
+        "env_clear",
+        "env_remove",
+        "stdin",
+        "stdout",
+        "stderr",
+        "kill_on_drop",
+        "process_group",
+        "uid",
+        "gid",
+        "pre_exec",
+        "arg0",
+        "creation_flags",
+    }
+)
 
 
 def handle_method(engine: Engine, obj: Obj, name: str, call: Call, fn: Function) -> AValue | None:
     """The value of method `name` called on handle `obj`, or None if not modelled."""
     if obj.kind == "command":
-        argv = obj.argv if isinstance(obj.argv, Lst) else Lst((), prov_of(obj.argv) if obj.argv else None)
+        argv = (
+            obj.argv
+            if isinstance(obj.argv, Lst)
+            else Lst((), prov_of(obj.argv) if obj.argv else None)
+        )
         if name == "arg" and call.args:
             item = engine.eval(call.args[0], fn)
-            return Obj("command", obj.api, Lst((*argv.items, item), argv.rest, argv.path, argv.span),
-                       path=obj.path, span=obj.span)
+            return Obj(
+                "command",
+                obj.api,
+                Lst((*argv.items, item), argv.rest, argv.path, argv.span),
+                path=obj.path,
+                span=obj.span,
+            )
         if name == "args" and call.args:
             more = _with_args(engine, call, fn, None, call.args[0])
             assert isinstance(more, Lst)
-            rest = argv.rest.join(more.rest) if argv.rest and more.rest else (argv.rest or more.rest)
-            return Obj("command", obj.api, Lst((*argv.items, *more.items), rest, argv.path, argv.span),
-                       path=obj.path, span=obj.span)
+            rest = (
+                argv.rest.join(more.rest) if argv.rest and more.rest else (argv.rest or more.rest)
+            )
+            return Obj(
+                "command",
+                obj.api,
+                Lst((*argv.items, *more.items), rest, argv.path, argv.span),
+                path=obj.path,
+                span=obj.span,
+            )
         if name in _BUILDER_KEEP:
             return obj
         if name in ("spawn", "output", "status", "Start", "Run", "Output", "CombinedOutput"):

@@ -75,12 +75,31 @@ TOKENIZERS["<word-split>"] = "shell word splitting"
 SANITIZERS["bash @Q"] = ("${x@Q}", SHELL_QUOTE)
 SANITIZERS["printf %q"] = ("printf %q", SHELL_QUOTE)
 
-SHELL_LLM_COMMANDS = frozenset({"llm", "aichat", "sgpt", "ollama", "mods", "chatgpt", "gpt",
-                                "claude", "gemini", "codex", "openai", "tgpt", "shell-gpt"})
+SHELL_LLM_COMMANDS = frozenset(
+    {
+        "llm",
+        "aichat",
+        "sgpt",
+        "ollama",
+        "mods",
+        "chatgpt",
+        "gpt",
+        "claude",
+        "gemini",
+        "codex",
+        "openai",
+        "tgpt",
+        "shell-gpt",
+    }
+)
 """Command-line programs whose output is model text."""
-LLM_API_URL = re.compile(r"api\.openai\.com|api\.anthropic\.com|generativelanguage\.googleapis|"
-                         r"/v1/chat/completions|/v1/messages|/v1/responses|/api/generate|/api/chat")
-JQ_MODEL_FIELDS = re.compile(r"choices|\.content|tool_calls|\.arguments|output_text|\.completion|\.response")
+LLM_API_URL = re.compile(
+    r"api\.openai\.com|api\.anthropic\.com|generativelanguage\.googleapis|"
+    r"/v1/chat/completions|/v1/messages|/v1/responses|/api/generate|/api/chat"
+)
+JQ_MODEL_FIELDS = re.compile(
+    r"choices|\.content|tool_calls|\.arguments|output_text|\.completion|\.response"
+)
 
 
 def shell_source(name: str, literals: list[str]) -> str | None:
@@ -91,7 +110,11 @@ def shell_source(name: str, literals: list[str]) -> str | None:
     if prog in ("curl", "wget", "http", "xh") and any(LLM_API_URL.search(a) for a in literals):
         return "llm-response"
     if prog in ("jq", "yq") and any(JQ_MODEL_FIELDS.search(a) for a in literals):
-        return "tool-call" if any("arguments" in a or "tool_calls" in a for a in literals) else "llm-response"
+        return (
+            "tool-call"
+            if any("arguments" in a or "tool_calls" in a for a in literals)
+            else "llm-response"
+        )
     return None
 
 
@@ -99,40 +122,93 @@ TOKENIZER_METHODS: dict[str, str] = {"split": "str.split", "split_whitespace": "
 """Methods on a string that split it into words (`cmd.split()`)."""
 
 LLM_CALL_SUFFIXES: tuple[str, ...] = (
-    "chat.completions.create", "completions.create", "messages.create", "messages.stream",
-    "responses.create", "generate_content", "generate_content_async", "chat.complete",
-    "litellm.completion", "litellm.acompletion", "ollama.chat", "ollama.generate",
-    "generateText", "streamText", "generateObject", "ai.generateText", "ai.streamText",
-    "query_model", "call_llm", "ask_llm", "llm_complete", "get_completion", "chat_completion",
-    "CreateChatCompletion", "CreateCompletion", "Messages.New", "Chat.Completions.New",
+    "chat.completions.create",
+    "completions.create",
+    "messages.create",
+    "messages.stream",
+    "responses.create",
+    "generate_content",
+    "generate_content_async",
+    "chat.complete",
+    "litellm.completion",
+    "litellm.acompletion",
+    "ollama.chat",
+    "ollama.generate",
+    "generateText",
+    "streamText",
+    "generateObject",
+    "ai.generateText",
+    "ai.streamText",
+    "query_model",
+    "call_llm",
+    "ask_llm",
+    "llm_complete",
+    "get_completion",
+    "chat_completion",
+    "CreateChatCompletion",
+    "CreateCompletion",
+    "Messages.New",
+    "Chat.Completions.New",
     "Responses.New",
 )
 """Dotted-name suffixes of calls whose result is model output."""
 
-LLM_GENERIC_METHODS = frozenset({
-    "invoke", "ainvoke", "generate", "agenerate", "predict", "apredict", "complete", "acomplete",
-    "chat", "achat", "create", "run_llm", "completion", "acompletion", "send_message",
-})
+LLM_GENERIC_METHODS = frozenset(
+    {
+        "invoke",
+        "ainvoke",
+        "generate",
+        "agenerate",
+        "predict",
+        "apredict",
+        "complete",
+        "acomplete",
+        "chat",
+        "achat",
+        "create",
+        "run_llm",
+        "completion",
+        "acompletion",
+        "send_message",
+    }
+)
 LLM_RECEIVER = re.compile(
     r"(llm|model|chat|client|chain|openai|anthropic|gemini|claude|gpt|ollama|provider|completion|agent_llm)",
     re.I,
 )
 """Generic method names count as LLM calls only on receivers named like an LLM client."""
 
-TOOL_ARG_ATTRS = frozenset({"arguments", "tool_calls", "tool_input", "function_call", "tool_call",
-                            "toolCalls", "tool_use", "input_json", "partial_json"})
+TOOL_ARG_ATTRS = frozenset(
+    {
+        "arguments",
+        "tool_calls",
+        "tool_input",
+        "function_call",
+        "tool_call",
+        "toolCalls",
+        "tool_use",
+        "input_json",
+        "partial_json",
+    }
+)
 """Attribute (or key) reads that yield tool-call arguments."""
 TOOL_INPUT_ATTRS = frozenset({"input", "args", "params", "parameters"})
 TOOL_RECEIVER = re.compile(r"(tool|block|call|function|fc|use|invocation)", re.I)
 """`.input`/`.args` count as tool-call arguments only on receivers named like a tool call."""
 
-_ATTR_ALIASES = {"toolcalls": "tool_calls", "toolinput": "tool_input", "functioncall": "function_call",
-                 "tooluse": "tool_use", "tool_calls": "tool_calls", "bashcommand": "bash_command",
-                 "codeblocks": "code_blocks"}
+_ATTR_ALIASES = {
+    "toolcalls": "tool_calls",
+    "toolinput": "tool_input",
+    "functioncall": "function_call",
+    "tooluse": "tool_use",
+    "tool_calls": "tool_calls",
+    "bashcommand": "bash_command",
+    "codeblocks": "code_blocks",
+}
 
 
 def normal_attr(name: str) -> str:
-    """An attribute or key name in snake case (`Arguments`, `toolCalls` → `arguments`, `tool_calls`)."""
+    """An attribute or key in snake case (`Arguments` → `arguments`, `toolCalls` → `tool_calls`)."""
     low = name.lower()
     return _ATTR_ALIASES.get(low.replace("_", ""), low)
 
@@ -140,22 +216,65 @@ def normal_attr(name: str) -> str:
 ACTION_ATTRS = frozenset({"action", "keystrokes", "actions", "code_blocks", "bash_command"})
 """Attribute reads that yield a parsed action or keystrokes."""
 
-ACTION_PARSERS = frozenset({
-    "parse_actions", "parse_action", "parse_response", "parse_command", "parse_commands",
-    "extract_code_blocks", "extract_code_block", "extract_code", "extract_bash",
-    "extract_commands", "extract_command", "_extract_markdown_code_blocks",
-    "extract_markdown_code_blocks", "parse_code_blocks", "parse_tool_call", "parse_tool_calls",
-    "parseActions", "parseAction", "extractCodeBlocks", "extractCommand", "parseToolCalls",
-    "parse_function_call", "parse_llm_response",
-})
+ACTION_PARSERS = frozenset(
+    {
+        "parse_actions",
+        "parse_action",
+        "parse_response",
+        "parse_command",
+        "parse_commands",
+        "extract_code_blocks",
+        "extract_code_block",
+        "extract_code",
+        "extract_bash",
+        "extract_commands",
+        "extract_command",
+        "_extract_markdown_code_blocks",
+        "extract_markdown_code_blocks",
+        "parse_code_blocks",
+        "parse_tool_call",
+        "parse_tool_calls",
+        "parseActions",
+        "parseAction",
+        "extractCodeBlocks",
+        "extractCommand",
+        "parseToolCalls",
+        "parse_function_call",
+        "parse_llm_response",
+    }
+)
 """Functions that pull an action or a code block out of a model reply."""
 
-REGEX_CALLS = frozenset({"findall", "search", "match", "finditer", "fullmatch", "exec", "matchAll",
-                         "FindStringSubmatch", "FindAllStringSubmatch", "captures", "find_iter"})
+REGEX_CALLS = frozenset(
+    {
+        "findall",
+        "search",
+        "match",
+        "finditer",
+        "fullmatch",
+        "exec",
+        "matchAll",
+        "FindStringSubmatch",
+        "FindAllStringSubmatch",
+        "captures",
+        "find_iter",
+    }
+)
 """Regex calls; a fenced-code pattern (```) among their arguments marks a parsed code block."""
 
-TOOL_DECORATORS = frozenset({"tool", "function_tool", "kernel_function", "ai_function",
-                             "register_tool", "mcp.tool", "server.tool", "app.tool", "llm.tool"})
+TOOL_DECORATORS = frozenset(
+    {
+        "tool",
+        "function_tool",
+        "kernel_function",
+        "ai_function",
+        "register_tool",
+        "mcp.tool",
+        "server.tool",
+        "app.tool",
+        "llm.tool",
+    }
+)
 """Decorators whose function's parameters are filled from a tool call."""
 
 COMMAND_NAME = re.compile(
@@ -165,22 +284,77 @@ COMMAND_NAME = re.compile(
 """Names that hint at a command (name-only evidence when no caller is traced)."""
 
 SHELLS = frozenset({"sh", "bash", "zsh", "dash", "ksh", "ash", "fish", "mksh", "busybox"})
-INTERPRETERS = frozenset({"python", "python3", "python2", "node", "nodejs", "deno", "bun", "ruby",
-                          "perl", "php", "pwsh", "powershell", "Rscript", "lua", "tclsh", "bash",
-                          "sh", "zsh", "dash", "ksh", "julia", "go", "ts-node", "tsx"})
-WRAPPERS = {"timeout": 1, "nice": 0, "nohup": 0, "stdbuf": 0, "exec": 0, "command": 0, "sudo": 0,
-            "doas": 0, "time": 0, "setsid": 0, "unbuffer": 0, "script": 0, "env": 0, "ionice": 0,
-            "chroot": 1, "flock": 1, "xvfb-run": 0, "firejail": 0}
+INTERPRETERS = frozenset(
+    {
+        "python",
+        "python3",
+        "python2",
+        "node",
+        "nodejs",
+        "deno",
+        "bun",
+        "ruby",
+        "perl",
+        "php",
+        "pwsh",
+        "powershell",
+        "Rscript",
+        "lua",
+        "tclsh",
+        "bash",
+        "sh",
+        "zsh",
+        "dash",
+        "ksh",
+        "julia",
+        "go",
+        "ts-node",
+        "tsx",
+    }
+)
+WRAPPERS = {
+    "timeout": 1,
+    "nice": 0,
+    "nohup": 0,
+    "stdbuf": 0,
+    "exec": 0,
+    "command": 0,
+    "sudo": 0,
+    "doas": 0,
+    "time": 0,
+    "setsid": 0,
+    "unbuffer": 0,
+    "script": 0,
+    "env": 0,
+    "ionice": 0,
+    "chroot": 1,
+    "flock": 1,
+    "xvfb-run": 0,
+    "firejail": 0,
+}
 """Programs that run the rest of argv; the number is how many positional arguments they take."""
-WRAPPER_ARG_OPTS = {"sudo": "ugCDhprtU", "doas": "uC", "timeout": "sk", "nice": "n", "env": "uCS",
-                    "ionice": "cnp", "flock": "wE", "stdbuf": "ioe"}
+WRAPPER_ARG_OPTS = {
+    "sudo": "ugCDhprtU",
+    "doas": "uC",
+    "timeout": "sk",
+    "nice": "n",
+    "env": "uCS",
+    "ionice": "cnp",
+    "flock": "wE",
+    "stdbuf": "ioe",
+}
 """Single-letter options of those wrappers that take a value (`sudo -u user`)."""
 
 
 def skip_wrappers(words: list[str | None]) -> int:
     """Index of the real program in an argv that may start with wrappers and env assignments."""
     i = 0
-    while i < len(words) and words[i] is not None and "=" in (words[i] or "") and not (words[i] or "").startswith("-"):
+    while (
+        i < len(words)
+        and words[i] is not None
+        and "=" in (words[i] or "")
+        and not (words[i] or "").startswith("-")
+    ):
         i += 1
     while i < len(words) and words[i] is not None:
         prog = program_name(words[i] or "")
@@ -197,20 +371,47 @@ def skip_wrappers(words: list[str | None]) -> int:
     return i
 
 
-INERT_CALLS = ("uuid.", "secrets.token_", "time.", "os.getpid", "random.", "datetime.", "len",
-               "crypto.randomUUID", "randomUUID", "Date.now", "uuid::Uuid::new_v4", "Uuid::new_v4",
-               "uuid.New", "rand.", "process.pid", "os.Getpid", "hash", "hashlib.", "id", "int",
-               "float", "str(len")
+INERT_CALLS = (
+    "uuid.",
+    "secrets.token_",
+    "time.",
+    "os.getpid",
+    "random.",
+    "datetime.",
+    "len",
+    "crypto.randomUUID",
+    "randomUUID",
+    "Date.now",
+    "uuid::Uuid::new_v4",
+    "Uuid::new_v4",
+    "uuid.New",
+    "rand.",
+    "process.pid",
+    "os.Getpid",
+    "hash",
+    "hashlib.",
+    "id",
+    "int",
+    "float",
+    "str(len",
+)
 """Callee-name prefixes whose results cannot carry model text (ids, times, counts, hashes)."""
 
 
 def inert_call(name: str) -> bool:
     """True if the call's result is computed data that cannot carry a command."""
-    return any(name == p or (p.endswith(".") or p.endswith("_")) and name.startswith(p) for p in INERT_CALLS)
+    return any(
+        name == p or (p.endswith(".") or p.endswith("_")) and name.startswith(p)
+        for p in INERT_CALLS
+    )
 
 
-CONSTANT_ATTRS: dict[str, str] = {"sys.executable": "python3", "os.devnull": "/dev/null",
-                                  "process.execPath": "node", "process.argv0": "node"}
+CONSTANT_ATTRS: dict[str, str] = {
+    "sys.executable": "python3",
+    "os.devnull": "/dev/null",
+    "process.execPath": "node",
+    "process.argv0": "node",
+}
 """Attribute reads whose value is a fixed program or path of the running system."""
 
 
@@ -226,7 +427,9 @@ def is_shell(text: str) -> bool:
     return program_name(text) in SHELLS
 
 
-TOOL_PARAM = re.compile(r"^_?(tool_?(input|args|arguments|params|call)|arguments|function_?args|call_?args)$", re.I)
+TOOL_PARAM = re.compile(
+    r"^_?(tool_?(input|args|arguments|params|call)|arguments|function_?args|call_?args)$", re.I
+)
 """Parameter names that hint at decoded tool-call arguments."""
 
 

@@ -33,20 +33,35 @@ QUERY_DIALECT: dict[str, str] = {
 its grammar is a superset for every node type the queries name)."""
 
 _EXTENSIONS: dict[str, str] = {
-    ".py": "python", ".pyi": "python",
-    ".js": "javascript", ".mjs": "javascript", ".cjs": "javascript", ".jsx": "javascript",
-    ".ts": "typescript", ".mts": "typescript", ".cts": "typescript",
+    ".py": "python",
+    ".pyi": "python",
+    ".js": "javascript",
+    ".mjs": "javascript",
+    ".cjs": "javascript",
+    ".jsx": "javascript",
+    ".ts": "typescript",
+    ".mts": "typescript",
+    ".cts": "typescript",
     ".tsx": "tsx",
     ".rs": "rust",
     ".go": "go",
-    ".sh": "shell", ".bash": "shell",
+    ".sh": "shell",
+    ".bash": "shell",
 }
 
 _SHEBANG = re.compile(rb"^#!\s*(?:/usr)?(?:/local)?/bin/(?:env\s+(?:-S\s+)?)?([A-Za-z0-9_.]+)")
 _SHEBANG_LANG: dict[str, str] = {
-    "sh": "shell", "bash": "shell", "dash": "shell", "ksh": "shell", "zsh": "shell",
-    "node": "javascript", "nodejs": "javascript", "deno": "typescript", "bun": "typescript",
-    "ts-node": "typescript", "tsx": "typescript",
+    "sh": "shell",
+    "bash": "shell",
+    "dash": "shell",
+    "ksh": "shell",
+    "zsh": "shell",
+    "node": "javascript",
+    "nodejs": "javascript",
+    "deno": "typescript",
+    "bun": "typescript",
+    "ts-node": "typescript",
+    "tsx": "typescript",
 }
 
 MAX_DEPTH = 200
@@ -109,7 +124,8 @@ def parser(name: str) -> ts.Parser:
     return ts.Parser(language(name))
 
 
-def _one_byte_each(exc: UnicodeDecodeError) -> tuple[str, int]:
+def _one_byte_each(exc: UnicodeError) -> tuple[str, int]:
+    assert isinstance(exc, UnicodeDecodeError)
     return "?", exc.start + 1
 
 

@@ -35,7 +35,9 @@ def query_path(dialect: str, check_name: str) -> str:
 @cache
 def query_text(dialect: str, check_name: str) -> str | None:
     """The text of a check's query for `dialect`, or None if the check has none there."""
-    node = resources.files("boundary_audit.static").joinpath("queries", dialect, f"{check_name}.scm")
+    node = resources.files("boundary_audit.static").joinpath(
+        "queries", dialect, f"{check_name}.scm"
+    )
     if not node.is_file():
         return None
     return node.read_text(encoding="utf-8")
@@ -146,7 +148,9 @@ def bundle(lang: str, check_names: Sequence[str]) -> QueryBundle:
         return QueryBundle(lang, None, ())
     combined = compile_text(lang, "\n".join(texts), f"queries for {lang}")
     if combined.pattern_count != len(owners):
-        raise QueryError(f"queries for {lang}: counted {len(owners)} patterns, compiled {combined.pattern_count}")
+        raise QueryError(
+            f"queries for {lang}: counted {len(owners)} patterns, compiled {combined.pattern_count}"
+        )
     names = [combined.capture_name(i) for i in range(combined.capture_count)]
     span = names.index("span") if "span" in names else -1
     for index, owner in enumerate(owners):

@@ -100,8 +100,14 @@ def _prepare(files: Iterable[SourceFileLike], max_bytes: int) -> tuple[list[_Wor
 def _run_one(item: _Work, commit: str | None, options: ScanOptions) -> FileResult:
     path, data, lang = item
     try:
-        return analyze_file(path, data, lang, commit=commit, include_constant=options.include_constant,
-                            no_ignores=options.no_ignores)
+        return analyze_file(
+            path,
+            data,
+            lang,
+            commit=commit,
+            include_constant=options.include_constant,
+            no_ignores=options.no_ignores,
+        )
     except Exception as exc:  # noqa: BLE001 - one file's failure must not stop the scan
         return FileResult(skipped=Skipped(path, f"analysis error: {type(exc).__name__}: {exc}"))
 
@@ -139,16 +145,21 @@ def _analyse(work: list[_Work], commit: str | None, options: ScanOptions) -> lis
     for lang in sorted({lang for _, _, lang in work}):
         bundles_for(lang)
     try:
-        with ProcessPoolExecutor(max_workers=options.jobs, mp_context=_pool_context(),
-                                 initializer=crossfile.install, initargs=(corpus,)) as pool:
+        with ProcessPoolExecutor(
+            max_workers=options.jobs,
+            mp_context=_pool_context(),
+            initializer=crossfile.install,
+            initargs=(corpus,),
+        ) as pool:
             futures = [pool.submit(_run_chunk, c, commit, options) for c in chunks]
             return [r for fut in futures for r in fut.result()]
     except OSError as exc:
         raise ScanError(f"cannot start scan workers: {exc}") from exc
 
 
-def scan_files(files: Iterable[SourceFileLike], *, commit: str | None,
-               options: ScanOptions = ScanOptions()) -> ScanResult:
+def scan_files(
+    files: Iterable[SourceFileLike], *, commit: str | None, options: ScanOptions = ScanOptions()
+) -> ScanResult:
     """Scan source files (paths relative to the repository root) at `commit`."""
     work, skipped = _prepare(files, options.max_file_bytes)
     results = _analyse(work, commit, options)
@@ -158,15 +169,21 @@ def scan_files(files: Iterable[SourceFileLike], *, commit: str | None,
     findings = [f for r in results for f in r.findings]
     skipped += [r.skipped for r in results if r.skipped is not None]
     scanned = len(work) - sum(1 for r in results if r.skipped is not None)
-    return ScanResult(tuple(sorted(findings, key=lambda f: f.sort_key)), tuple(sorted(skipped)),
-                      scanned, dict(sorted(languages.items())))
+    return ScanResult(
+        tuple(sorted(findings, key=lambda f: f.sort_key)),
+        tuple(sorted(skipped)),
+        scanned,
+        dict(sorted(languages.items())),
+    )
 
 
 def iter_tree(root: Path, max_bytes: int) -> list[_Plain]:
     """Files below `root` (sorted, `.git` excluded, symlinks recorded as skipped, not followed)."""
     out: list[_Plain] = []
     for dirpath, dirnames, filenames in os.walk(root, followlinks=False):
-        dirnames[:] = sorted(d for d in dirnames if d != ".git" and not (Path(dirpath) / d).is_symlink())
+        dirnames[:] = sorted(
+            d for d in dirnames if d != ".git" and not (Path(dirpath) / d).is_symlink()
+        )
         for name in sorted(filenames):
             full = Path(dirpath) / name
             rel = full.relative_to(root).as_posix()
@@ -185,11 +202,15 @@ def iter_tree(root: Path, max_bytes: int) -> list[_Plain]:
     return out
 
 
-def scan_path(root: Path, *, commit: str | None = None,
-              options: ScanOptions = ScanOptions()) -> ScanResult:
+def scan_path(
+    root: Path, *, commit: str | None = None, options: ScanOptions = ScanOptions()
+) -> ScanResult:
     """Scan the files of a plain directory (for tests and benchmarks)."""
     if not root.is_dir():
         raise ScanError(f"not a directory: {root}")
-    files = [f for f in iter_tree(root, options.max_file_bytes)
-             if f.data is None or detect_language(f.path, f.data[:256]) is not None]
+    files = [
+        f
+        for f in iter_tree(root, options.max_file_bytes)
+        if f.data is None or detect_language(f.path, f.data[:256]) is not None
+    ]
     return scan_files(files, commit=commit, options=options)

@@ -17,9 +17,29 @@ from boundary_audit.static.values import Hole, Str, Text
 
 _OPERATORS = frozenset(";&|\n()`")
 _SSH_ARG_OPTS = frozenset("bcDEeFIiJLlmOopQRSWw")
-_DOCKER_ARG_OPTS = frozenset({"-e", "--env", "-u", "--user", "-w", "--workdir", "-v", "--volume",
-                              "--name", "--env-file", "-p", "--network", "--entrypoint", "-h",
-                              "--hostname", "--mount", "--platform", "-c", "--container"})
+_DOCKER_ARG_OPTS = frozenset(
+    {
+        "-e",
+        "--env",
+        "-u",
+        "--user",
+        "-w",
+        "--workdir",
+        "-v",
+        "--volume",
+        "--name",
+        "--env-file",
+        "-p",
+        "--network",
+        "--entrypoint",
+        "-h",
+        "--hostname",
+        "--mount",
+        "--platform",
+        "-c",
+        "--container",
+    }
+)
 
 
 @dataclass(frozen=True)
@@ -121,7 +141,11 @@ def command_parser(words: list[_Word]) -> Inner | None:
         return _ssh(rest, piece)
     if prog in ("docker", "podman") and rest and rest[0].text in ("exec", "run"):
         inner = _after_container(rest[1:])
-        return None if inner is None else Inner(f"{prog} {rest[0].text} … {inner.parser}", "remote", piece)
+        return (
+            None
+            if inner is None
+            else Inner(f"{prog} {rest[0].text} … {inner.parser}", "remote", piece)
+        )
     if prog == "kubectl" and rest and rest[0].text == "exec":
         dash = next((j for j, w in enumerate(rest) if w.text == "--"), None)
         inner = command_parser(rest[dash + 1 :]) if dash is not None else None
@@ -167,6 +191,7 @@ class JsonHole:
 
 
 _KEY = re.compile(r'\\?"([A-Za-z_][A-Za-z0-9_]*)\\?"\s*:[^,{}]*$')
+
 
 def looks_like_json(value: Str) -> bool:
     """True if the template's literal text opens a JSON object or array with a quoted key."""

@@ -124,7 +124,9 @@ def evaluate_sink(site: SinkSite, ctx: FileContext) -> Result | None:
     verdict: C.Verdict | None = None
     if kind == "process":
         value = eng.value(site.span)
-        objs = [o for o in options(value) if isinstance(o, Obj) and o.kind in ("process", "command")]
+        objs = [
+            o for o in options(value) if isinstance(o, Obj) and o.kind in ("process", "command")
+        ]
         for o in objs:
             if o.argv is not None:
                 ctx.consume(o.argv)
@@ -166,8 +168,11 @@ def _own_method(site: SinkSite, ctx: FileContext) -> bool:
     if callee is None:
         return False
     ex = ctx.engine.ex
-    receiver = (callee.child_by_field_name("object") or callee.child_by_field_name("value")
-                or callee.child_by_field_name("operand"))
+    receiver = (
+        callee.child_by_field_name("object")
+        or callee.child_by_field_name("value")
+        or callee.child_by_field_name("operand")
+    )
     if receiver is None:
         return False
     name = ex.text(callee).replace("::", ".").rsplit(".", 1)[-1].strip()
@@ -203,24 +208,44 @@ def _stdin(site: SinkSite, ctx: FileContext, cc: C.Context) -> C.Verdict | None:
     value = eng.value(_need(site.value))
     if is_shell is False:
         sers = [o for o in options(value) if isinstance(o, Ser)]
-        return C.Verdict(BC.SERIALIZED, 0, sers[0].prov, "serialized into a process", sers[0].serializer) if sers else None
+        return (
+            C.Verdict(
+                BC.SERIALIZED, 0, sers[0].prov, "serialized into a process", sers[0].serializer
+            )
+            if sers
+            else None
+        )
     text = eng.ex.text(site.receiver)
     fn = eng.ex.function_at(site.span)
     persistent = site.kind in ("stdin", "stdin-handle") and (
         text.startswith(("self.", "this.", "self->"))
-        or (handle is not None and handle.span is not None
-            and not (fn.span.start_byte <= handle.span.start_byte < fn.span.end_byte)))
+        or (
+            handle is not None
+            and handle.span is not None
+            and not (fn.span.start_byte <= handle.span.start_byte < fn.span.end_byte)
+        )
+    )
     v = C.written_value(value, BC.SHELL_SESSION if persistent else BC.SHELL_STDIN, cc)
     if is_shell is None:
-        v = C.Verdict(v.boundary_class, v.parse_layers, v.prov, v.detail, v.sanitizer, v.fixed,
-                      v.wrap, v.write, v.notes + ("receiving process not resolved",))
+        v = C.Verdict(
+            v.boundary_class,
+            v.parse_layers,
+            v.prov,
+            v.detail,
+            v.sanitizer,
+            v.fixed,
+            v.wrap,
+            v.write,
+            v.notes + ("receiving process not resolved",),
+        )
     return v
 
 
 def _session(site: SinkSite, ctx: FileContext, cc: C.Context) -> C.Verdict | None:
     eng = ctx.engine
-    is_shell, handle = (C.receiver_shell(eng.value(site.receiver)) if site.receiver is not None
-                        else (None, None))
+    is_shell, handle = (
+        C.receiver_shell(eng.value(site.receiver)) if site.receiver is not None else (None, None)
+    )
     if is_shell is False:
         return None
     if site.kind == "pty":
@@ -240,8 +265,14 @@ def _remote_argv(site: SinkSite, ctx: FileContext, cc: C.Context) -> C.Verdict |
         elif site.kind == "docker":
             v = C.shell_string(o, BC.REMOTE_STRING, cc)
             if v.boundary_class == BC.REMOTE_STRING and not v.detail:
-                v = C.Verdict(BC.ARGV_DIRECT, 0, v.prov, "docker SDK splits the string with shlex",
-                              v.sanitizer, v.fixed)
+                v = C.Verdict(
+                    BC.ARGV_DIRECT,
+                    0,
+                    v.prov,
+                    "docker SDK splits the string with shlex",
+                    v.sanitizer,
+                    v.fixed,
+                )
             verdicts.append(v)
         else:
             verdicts.append(C.written_value(o, BC.REMOTE_STRING, cc))
@@ -250,14 +281,21 @@ def _remote_argv(site: SinkSite, ctx: FileContext, cc: C.Context) -> C.Verdict |
 
 def _finding(site: SinkSite, v: C.Verdict, ctx: FileContext) -> Finding:
     ex = ctx.engine.ex
-    callee = (site.span.child_by_field_name("function") or site.span.child_by_field_name("name")
-              or site.span.child_by_field_name("left"))
-    text = ex.text(callee) if callee is not None else ex.text(site.receiver) if site.receiver else ""
+    callee = (
+        site.span.child_by_field_name("function")
+        or site.span.child_by_field_name("name")
+        or site.span.child_by_field_name("left")
+    )
+    text = (
+        ex.text(callee) if callee is not None else ex.text(site.receiver) if site.receiver else ""
+    )
     sink = sink_label(text, site.kind)
     primary = F.node_location(ctx.path, site.span, ctx.commit, f"sink: {sink}" if sink else "sink")
     write = None
     if isinstance(v.write, WriteSite):
-        write = F.node_location(ctx.path, v.write.span, ctx.commit, "model output written to the file here")
+        write = F.node_location(
+            ctx.path, v.write.span, ctx.commit, "model output written to the file here"
+        )
     return F.build(v, primary, ex.lang, sink, write)
 
 
@@ -288,9 +326,14 @@ def serialized_templates(sites: list[TemplateSite], ctx: FileContext) -> list[Re
             s = as_str(o) if isinstance(o, Str) else None
             if s is None or not looks_like_json(s):
                 continue
-            bad = [h.hole for h in json_holes(s)
-                   if h.hole.prov.origins and not _serializer(h.hole.sanitizer)
-                   and h.key is not None and _command_key(h.key)]
+            bad = [
+                h.hole
+                for h in json_holes(s)
+                if h.hole.prov.origins
+                and not _serializer(h.hole.sanitizer)
+                and h.key is not None
+                and _command_key(h.key)
+            ]
             if not bad:
                 continue
             prov = join_all(h.prov for h in bad)
@@ -305,7 +348,11 @@ def _command_key(key: str) -> bool:
     """JSON keys that carry a command: `cmd`, `command`, `code`, `script`, `input`, `args`..."""
     from boundary_audit.static.knowledge import is_command_name, is_tool_param
 
-    return is_command_name(key) or is_tool_param(key) or key in ("input", "args", "params", "exec", "run")
+    return (
+        is_command_name(key)
+        or is_tool_param(key)
+        or key in ("input", "args", "params", "exec", "run")
+    )
 
 
 def _serializer(name: str | None) -> bool:
@@ -314,11 +361,22 @@ def _serializer(name: str | None) -> bool:
     return any(v[0] == name and v[1] == SERIALIZER for v in SANITIZERS.values())
 
 
-_TEMPLATE_PARENTS = frozenset({
-    "binary_operator", "concatenated_string", "binary_expression", "template_string",
-    "parenthesized_expression", "interpolated_string_expression", "token_tree",
-    "macro_invocation", "argument_list", "arguments", "call", "call_expression",
-})
+_TEMPLATE_PARENTS = frozenset(
+    {
+        "binary_operator",
+        "concatenated_string",
+        "binary_expression",
+        "template_string",
+        "parenthesized_expression",
+        "interpolated_string_expression",
+        "token_tree",
+        "macro_invocation",
+        "argument_list",
+        "arguments",
+        "call",
+        "call_expression",
+    }
+)
 
 
 def template_root(node: ts.Node) -> ts.Node:

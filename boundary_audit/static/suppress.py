@@ -39,8 +39,9 @@ def parse_comment(text: str, loc: Location) -> InlineIgnore | None:
     return InlineIgnore(loc.start_line, codes, reason, loc)
 
 
-def apply(findings: list[Finding], ignores: list[InlineIgnore], language: str,
-          no_ignores: bool) -> list[Finding]:
+def apply(
+    findings: list[Finding], ignores: list[InlineIgnore], language: str, no_ignores: bool
+) -> list[Finding]:
     """Findings with suppressions applied, plus BA901 findings for reason-less suppressions."""
     if no_ignores or not ignores:
         return findings
@@ -48,8 +49,9 @@ def apply(findings: list[Finding], ignores: list[InlineIgnore], language: str,
     diagnostics: dict[tuple[int, str], Finding] = {}
     for f in findings:
         line = f.primary.start_line
-        hit = next((ig for ig in ignores
-                    if f.code in ig.codes and ig.line in (line, line - 1)), None)
+        hit = next(
+            (ig for ig in ignores if f.code in ig.codes and ig.line in (line, line - 1)), None
+        )
         if hit is None:
             out.append(f)
         elif hit.reason:
@@ -71,8 +73,11 @@ def diagnostic(ig: InlineIgnore, target: Finding, language: str) -> Finding:
         .related(target.primary)
         .set(
             message=f"Suppression of {target.code} has no reason, so it does not suppress.",
-            boundary_class=target.boundary_class, parse_layers=target.parse_layers,
-            severity=Severity.LOW, confidence=Confidence.MEDIUM, sink=target.sink,
+            boundary_class=target.boundary_class,
+            parse_layers=target.parse_layers,
+            severity=Severity.LOW,
+            confidence=Confidence.MEDIUM,
+            sink=target.sink,
             model_controlled=target.model_controlled,
         )
         .build()

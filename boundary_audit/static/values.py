@@ -13,7 +13,6 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
-from typing import Union
 
 from boundary_audit.static.ir import Span
 from boundary_audit.taxonomy import Contract
@@ -61,8 +60,12 @@ class Prov:
             return self
         if self == EMPTY:
             return other
-        return Prov(self.origins | other.origins, self.unknown or other.unknown,
-                    self.vars | other.vars, self.steps | other.steps)
+        return Prov(
+            self.origins | other.origins,
+            self.unknown or other.unknown,
+            self.vars | other.vars,
+            self.steps | other.steps,
+        )
 
     def with_var(self, var: tuple[str, int, str]) -> Prov:
         """This provenance, also recording that the value passed through `var`."""
@@ -189,7 +192,7 @@ class Alts:
     options: tuple[AValue, ...]
 
 
-AValue = Union[Str, Lst, Tok, Ser, Obj, Opq, Alts]
+AValue = Str | Lst | Tok | Ser | Obj | Opq | Alts
 
 CONST_OPAQUE = Opq(EMPTY)
 UNKNOWN_OPAQUE = Opq(UNKNOWN)

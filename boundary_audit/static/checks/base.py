@@ -24,11 +24,22 @@ import tree_sitter as ts
 from boundary_audit.static.queries import Captures
 from boundary_audit.taxonomy import BoundaryClass
 
-SINK_KINDS = frozenset({
-    "process", "argv", "shell", "stdin", "stdin-oneshot", "stdin-handle", "session", "pty", "tty",
-    "remote",
-    "remote-argv", "docker",
-})
+SINK_KINDS = frozenset(
+    {
+        "process",
+        "argv",
+        "shell",
+        "stdin",
+        "stdin-oneshot",
+        "stdin-handle",
+        "session",
+        "pty",
+        "tty",
+        "remote",
+        "remote-argv",
+        "docker",
+    }
+)
 """Sink kinds a `@sink.<kind>` capture may name (see `analyze.evaluate_sink`)."""
 
 

@@ -38,7 +38,6 @@ None.
 from __future__ import annotations
 
 import re
-
 from collections.abc import Iterator
 
 from boundary_audit.static.checks.base import Check, Site, TemplateSite

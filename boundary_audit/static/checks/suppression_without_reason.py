@@ -34,7 +34,6 @@ subprocess.run(cmd, shell=True)  # boundary-audit: ignore[BA101] cmd is a fixed 
 from __future__ import annotations
 
 import re
-
 from collections.abc import Iterator
 
 from boundary_audit.static.checks.base import Check, CommentSite, Site

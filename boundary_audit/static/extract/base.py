@@ -141,8 +141,13 @@ class Extractor:
                 if cur is None:
                     break
                 value = cur.child_by_field_name("value")
-                target = cur if cur.type in self.FUNCTION_TYPES else (
-                    value if value is not None and value.type in self.FUNCTION_TYPES else None)
+                target = (
+                    cur
+                    if cur.type in self.FUNCTION_TYPES
+                    else (
+                        value if value is not None and value.type in self.FUNCTION_TYPES else None
+                    )
+                )
                 if target is not None:
                     fn = self.function(target)
                     if fn.name == name:
@@ -168,7 +173,9 @@ class Extractor:
             end = start + len(needle)
             before = self.data[start - 1 : start]
             after = self.data[end : end + 1]
-            if not (before.isalnum() or before in (b"_", b"$")) and not (after.isalnum() or after in (b"_", b"$")):
+            if not (before.isalnum() or before in (b"_", b"$")) and not (
+                after.isalnum() or after in (b"_", b"$")
+            ):
                 node = self.root.descendant_for_byte_range(start, end)
                 if node is not None and node.start_byte == start and node.end_byte == end:
                     out.append(node)
@@ -241,8 +248,9 @@ class Extractor:
             if parent is None:
                 return None
             if parent.type in self.CALL_TYPES:
-                callee = (parent.child_by_field_name(self.CALLEE_FIELD)
-                          or parent.child_by_field_name("constructor"))
+                callee = parent.child_by_field_name(
+                    self.CALLEE_FIELD
+                ) or parent.child_by_field_name("constructor")
                 if callee is not None and callee.end_byte == node.end_byte:
                     return parent
                 return None
@@ -255,18 +263,31 @@ class Extractor:
         Only calls through `self`/`this` qualify by default: `subprocess.run(...)` must not be
         taken for a call of a local `run`. Languages with free functions on objects override.
         """
-        return isinstance(call.callee, Attr) and isinstance(call.callee.base, Ref) and (
-            call.callee.base.name in ("self", "this"))
+        return (
+            isinstance(call.callee, Attr)
+            and isinstance(call.callee.base, Ref)
+            and (call.callee.base.name in ("self", "this"))
+        )
 
     # -- imports ----------------------------------------------------------------------------
     def extract_imports(self) -> dict[str, str]:
         """Local name -> canonical dotted name for imported modules and symbols."""
         return {}
 
-    TOP_CONTAINERS: frozenset[str] = frozenset({
-        "if_statement", "try_statement", "block", "else_clause", "except_clause", "finally_clause",
-        "elif_clause", "import_declaration", "import_spec_list", "use_declaration",
-    })
+    TOP_CONTAINERS: frozenset[str] = frozenset(
+        {
+            "if_statement",
+            "try_statement",
+            "block",
+            "else_clause",
+            "except_clause",
+            "finally_clause",
+            "elif_clause",
+            "import_declaration",
+            "import_spec_list",
+            "use_declaration",
+        }
+    )
 
     def top_statements(self) -> Iterator[ts.Node]:
         """Top-level statements, also inside top-level if/try blocks (where imports live)."""
@@ -285,7 +306,14 @@ class Extractor:
             return dotted
         return f"{target}.{rest}" if rest else target
 
-    def new_param(self, name: str, index: int, node: ts.Node, default: Expr | None = None,
-                  annotation: str = "", field: str | None = None) -> Param:
+    def new_param(
+        self,
+        name: str,
+        index: int,
+        node: ts.Node,
+        default: Expr | None = None,
+        annotation: str = "",
+        field: str | None = None,
+    ) -> Param:
         """A Param for `node`."""
         return Param(name, index, Span.of(node), default, annotation, field)

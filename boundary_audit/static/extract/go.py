@@ -17,11 +17,32 @@ import tree_sitter as ts
 from boundary_audit.static.extract.base import Extractor
 from boundary_audit.static.extract.strings import percent_verbs, split_percent_format, unescape
 from boundary_audit.static.ir import (
-    Attr, Call, Def, Expr, Function, Index, Lit, Map, Op, Ref, Seq, Span, Spread, Tmpl, Unknown,
+    Attr,
+    Call,
+    Def,
+    Expr,
+    Function,
+    Index,
+    Lit,
+    Map,
+    Op,
+    Param,
+    Ref,
+    Seq,
+    Span,
+    Spread,
+    Tmpl,
+    Unknown,
 )
 
-_TRANSPARENT = frozenset({"parenthesized_expression", "unary_expression", "type_conversion_expression",
-                          "type_assertion_expression"})
+_TRANSPARENT = frozenset(
+    {
+        "parenthesized_expression",
+        "unary_expression",
+        "type_conversion_expression",
+        "type_assertion_expression",
+    }
+)
 _FORMATTERS = frozenset({"fmt.Sprintf", "fmt.Errorf"})
 
 
@@ -46,11 +67,17 @@ class GoExtractor(Extractor):
         if t in ("int_literal", "float_literal", "true", "false", "nil", "rune_literal"):
             return Lit(span, self.text(node), is_str=False)
         if t == "selector_expression":
-            return Attr(span, self.expr(node.child_by_field_name("operand")),
-                        self.text(node.child_by_field_name("field")))
+            return Attr(
+                span,
+                self.expr(node.child_by_field_name("operand")),
+                self.text(node.child_by_field_name("field")),
+            )
         if t == "index_expression":
-            return Index(span, self.expr(node.child_by_field_name("operand")),
-                         self.expr(node.child_by_field_name("index")))
+            return Index(
+                span,
+                self.expr(node.child_by_field_name("operand")),
+                self.expr(node.child_by_field_name("index")),
+            )
         if t == "slice_expression":
             return Index(span, self.expr(node.child_by_field_name("operand")), None)
         if t == "call_expression":
@@ -58,14 +85,21 @@ class GoExtractor(Extractor):
         if t == "variadic_argument":
             return Spread(span, self.expr(node.named_children[0] if node.named_children else None))
         if t == "binary_expression" and self.text(node.child_by_field_name("operator")) == "+":
-            left, right = self.expr(node.child_by_field_name("left")), self.expr(node.child_by_field_name("right"))
+            left, right = (
+                self.expr(node.child_by_field_name("left")),
+                self.expr(node.child_by_field_name("right")),
+            )
             parts = left.parts if isinstance(left, Tmpl) and left.kind == "concat" else (left,)
             return Tmpl(span, (*parts, right), "concat")
         if t == "composite_literal":
             return self.composite(node)
         if t in _TRANSPARENT:
             operand = node.child_by_field_name("operand")
-            kids = [operand] if operand is not None else [c for c in node.named_children if c.type != "comment"]
+            kids = (
+                [operand]
+                if operand is not None
+                else [c for c in node.named_children if c.type != "comment"]
+            )
             return self.expr(kids[-1]) if kids else Unknown(span)
         if t == "func_literal":
             return Unknown(span)
@@ -75,7 +109,11 @@ class GoExtractor(Extractor):
         span = Span.of(node)
         fnode = node.child_by_field_name("function")
         anode = node.child_by_field_name("arguments")
-        args = tuple(self.expr(a) for a in anode.named_children if a.type != "comment") if anode else ()
+        args = (
+            tuple(self.expr(a) for a in anode.named_children if a.type != "comment")
+            if anode
+            else ()
+        )
         name = self.dotted(fnode)
         if self.canonical(name) in _FORMATTERS and args and isinstance(args[0], Lit):
             return self.sprintf(args[0].span, args[0].text, args[1:])
@@ -104,7 +142,13 @@ class GoExtractor(Extractor):
             for e in elems:
                 if e.type == "keyed_element" and len(e.named_children) == 2:
                     key, value = (self.element(k) for k in e.named_children)
-                    name = key.name if isinstance(key, Ref) else key.text if isinstance(key, Lit) else None
+                    name = (
+                        key.name
+                        if isinstance(key, Ref)
+                        else key.text
+                        if isinstance(key, Lit)
+                        else None
+                    )
                     items.append((name, value))
             return Map(Span.of(node), tuple(items))
         return Seq(Span.of(node), tuple(self.element(e) for e in elems))
@@ -119,7 +163,8 @@ class GoExtractor(Extractor):
         if node is None:
             return "?"
         if node.type == "selector_expression":
-            return f"{self.dotted(node.child_by_field_name('operand'))}.{self.text(node.child_by_field_name('field'))}"
+            operand = self.dotted(node.child_by_field_name("operand"))
+            return f"{operand}.{self.text(node.child_by_field_name('field'))}"
         if node.type == "identifier":
             return self.text(node)
         if node.type == "slice_type":
@@ -133,15 +178,29 @@ class GoExtractor(Extractor):
         receiver = node.child_by_field_name("receiver")
         if receiver is not None:
             cls = self.text(receiver).strip("()").split()[-1].lstrip("*")
-        fn = Function(node.start_byte, name, Span.of(node), node, cls=cls,
-                      parent=self.enclosing_function(node), is_method=receiver is not None)
+        fn = Function(
+            node.start_byte,
+            name,
+            Span.of(node),
+            node,
+            cls=cls,
+            parent=self.enclosing_function(node),
+            is_method=receiver is not None,
+        )
         params = node.child_by_field_name("parameters")
-        out = []
+        out: list[Param] = []
         for decl in params.named_children if params is not None else ():
             names = decl.children_by_field_name("name")
             for n in names:
-                out.append(self.new_param(self.text(n), len(out), decl, None,
-                                          self.text(decl.child_by_field_name("type"))))
+                out.append(
+                    self.new_param(
+                        self.text(n),
+                        len(out),
+                        decl,
+                        None,
+                        self.text(decl.child_by_field_name("type")),
+                    )
+                )
         fn.params = tuple(out)
         return fn
 
@@ -150,7 +209,11 @@ class GoExtractor(Extractor):
         if t == "call_expression":
             yield from self.decode_into(node)
         if t in ("short_var_declaration", "assignment_statement"):
-            op = self.text(node.child_by_field_name("operator")) if t == "assignment_statement" else ":="
+            op = (
+                self.text(node.child_by_field_name("operator"))
+                if t == "assignment_statement"
+                else ":="
+            )
             lefts = self.exprs(node.child_by_field_name("left"))
             rights = self.exprs(node.child_by_field_name("right"))
             yield from self.pairs(node, lefts, rights, op == "+=")
@@ -166,7 +229,11 @@ class GoExtractor(Extractor):
             for i, left in enumerate(lefts):
                 target = self.target(left)
                 if target and target != "_":
-                    value = Index(Span.of(node), right, None) if i == len(lefts) - 1 else Lit(Span.of(node), "0", False)
+                    value = (
+                        Index(Span.of(node), right, None)
+                        if i == len(lefts) - 1
+                        else Lit(Span.of(node), "0", False)
+                    )
                     yield Def(target, value, pos, Span.of(node), "loop")
 
     def decode_into(self, node: ts.Node) -> Iterator[Def]:
@@ -180,7 +247,9 @@ class GoExtractor(Extractor):
         if out is None or out.type != "unary_expression" or not out.named_children:
             return
         target = self.target(out.named_children[-1])
-        source = self.expr(args[0]) if len(args) > 1 else self.expr(node.child_by_field_name("function"))
+        source = (
+            self.expr(args[0]) if len(args) > 1 else self.expr(node.child_by_field_name("function"))
+        )
         if target:
             yield Def(target, source, node.end_byte, Span.of(node), "decode")
 
@@ -191,7 +260,9 @@ class GoExtractor(Extractor):
             return [c for c in node.named_children if c.type != "comment"]
         return [node]
 
-    def pairs(self, stmt: ts.Node, lefts: list[ts.Node], rights: list[ts.Node], augment: bool) -> Iterator[Def]:
+    def pairs(
+        self, stmt: ts.Node, lefts: list[ts.Node], rights: list[ts.Node], augment: bool
+    ) -> Iterator[Def]:
         for i, left in enumerate(lefts):
             target = self.target(left)
             if not target or target == "_":
@@ -206,7 +277,9 @@ class GoExtractor(Extractor):
                 continue
             if augment:
                 value = Tmpl(Span.of(stmt), (self.expr(left), value))
-            yield Def(target, value, stmt.end_byte, Span.of(stmt), "augment" if augment else "assign")
+            yield Def(
+                target, value, stmt.end_byte, Span.of(stmt), "augment" if augment else "assign"
+            )
 
     def target(self, node: ts.Node | None) -> str:
         """`x` or `c.Stdin` for an assignable place; '' otherwise."""

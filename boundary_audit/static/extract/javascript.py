@@ -26,6 +26,7 @@ from boundary_audit.static.ir import (
     Lit,
     Map,
     Op,
+    Param,
     Ref,
     Seq,
     Span,
@@ -35,10 +36,27 @@ from boundary_audit.static.ir import (
 )
 
 _SCALARS = frozenset({"number", "true", "false", "null", "undefined"})
-_WRAPPERS = frozenset({"parenthesized_expression", "await_expression", "as_expression",
-                       "satisfies_expression", "non_null_expression", "type_assertion"})
-_TOOL_CALLS = frozenset({"tool", "registerTool", "createTool", "defineTool", "DynamicTool",
-                         "DynamicStructuredTool", "addTool"})
+_WRAPPERS = frozenset(
+    {
+        "parenthesized_expression",
+        "await_expression",
+        "as_expression",
+        "satisfies_expression",
+        "non_null_expression",
+        "type_assertion",
+    }
+)
+_TOOL_CALLS = frozenset(
+    {
+        "tool",
+        "registerTool",
+        "createTool",
+        "defineTool",
+        "DynamicTool",
+        "DynamicStructuredTool",
+        "addTool",
+    }
+)
 
 
 def _module(spec: str) -> str:
@@ -48,14 +66,24 @@ def _module(spec: str) -> str:
 class JavaScriptExtractor(Extractor):
     """IR extraction for JavaScript and TypeScript files."""
 
-    FUNCTION_TYPES = frozenset({"function_declaration", "function_expression", "function",
-                                "arrow_function", "method_definition",
-                                "generator_function_declaration", "generator_function"})
+    FUNCTION_TYPES = frozenset(
+        {
+            "function_declaration",
+            "function_expression",
+            "function",
+            "arrow_function",
+            "method_definition",
+            "generator_function_declaration",
+            "generator_function",
+        }
+    )
     BLOCK_TYPES = frozenset({"statement_block", "switch_case", "else_clause", "catch_clause"})
     SCOPE_STOP = FUNCTION_TYPES | {"class_declaration", "class"}
     CALL_TYPES = frozenset({"call_expression", "new_expression"})
-    FUNCTION_QUERY = ("[(function_declaration) (function_expression) (arrow_function) "
-                      "(method_definition) (generator_function_declaration)] @fn")
+    FUNCTION_QUERY = (
+        "[(function_declaration) (function_expression) (arrow_function) "
+        "(method_definition) (generator_function_declaration)] @fn"
+    )
 
     # -- expressions ------------------------------------------------------------------------
     def convert(self, node: ts.Node) -> Expr:
@@ -72,20 +100,33 @@ class JavaScriptExtractor(Extractor):
         if t in _SCALARS:
             return Lit(span, self.text(node), is_str=False)
         if t == "member_expression":
-            return Attr(span, self.expr(node.child_by_field_name("object")),
-                        self.text(node.child_by_field_name("property")))
+            return Attr(
+                span,
+                self.expr(node.child_by_field_name("object")),
+                self.text(node.child_by_field_name("property")),
+            )
         if t == "subscript_expression":
-            return Index(span, self.expr(node.child_by_field_name("object")),
-                         self.expr(node.child_by_field_name("index")))
+            return Index(
+                span,
+                self.expr(node.child_by_field_name("object")),
+                self.expr(node.child_by_field_name("index")),
+            )
         if t in ("call_expression", "new_expression"):
             return self.call(node)
         if t == "binary_expression":
             return self.binary(node)
         if t == "ternary_expression":
-            return Alt(span, (self.expr(node.child_by_field_name("consequence")),
-                              self.expr(node.child_by_field_name("alternative"))))
+            return Alt(
+                span,
+                (
+                    self.expr(node.child_by_field_name("consequence")),
+                    self.expr(node.child_by_field_name("alternative")),
+                ),
+            )
         if t == "array":
-            return Seq(span, tuple(self.expr(c) for c in node.named_children if c.type != "comment"))
+            return Seq(
+                span, tuple(self.expr(c) for c in node.named_children if c.type != "comment")
+            )
         if t == "spread_element":
             return Spread(span, self.expr(node.named_children[0] if node.named_children else None))
         if t == "object":
@@ -138,7 +179,11 @@ class JavaScriptExtractor(Extractor):
         for c in node.named_children:
             if c.type == "pair":
                 key = c.child_by_field_name("key")
-                name = self.text(key).strip("'\"`") if key is not None and key.type != "computed_property_name" else None
+                name = (
+                    self.text(key).strip("'\"`")
+                    if key is not None and key.type != "computed_property_name"
+                    else None
+                )
                 items.append((name, self.expr(c.child_by_field_name("value"))))
             elif c.type == "shorthand_property_identifier":
                 items.append((self.text(c), self.expr(c)))
@@ -155,19 +200,31 @@ class JavaScriptExtractor(Extractor):
             cur = cur.child_by_field_name("object")
         while cur is not None and cur.type in _WRAPPERS and cur.named_children:
             cur = cur.named_children[0]
-        parts.append(self.text(cur) if cur is not None and cur.type in ("identifier", "this") else "?")
+        parts.append(
+            self.text(cur) if cur is not None and cur.type in ("identifier", "this") else "?"
+        )
         return ".".join(reversed(parts))
 
     # -- functions --------------------------------------------------------------------------
     def describe_function(self, node: ts.Node) -> Function:
         name, cls, is_method = self.naming(node)
-        fn = Function(node.start_byte, name, Span.of(node), node, cls=cls,
-                      parent=self.enclosing_function(node), is_method=is_method)
+        fn = Function(
+            node.start_byte,
+            name,
+            Span.of(node),
+            node,
+            cls=cls,
+            parent=self.enclosing_function(node),
+            is_method=is_method,
+        )
         fn.decorators = ("tool",) if self.registered_tool(node) else ()
         params = node.child_by_field_name("parameters")
         single = node.child_by_field_name("parameter")
-        fn.params = tuple(self.params(params)) if params is not None else (
-            (self.new_param(self.text(single), 0, single),) if single is not None else ())
+        fn.params = (
+            tuple(self.params(params))
+            if params is not None
+            else ((self.new_param(self.text(single), 0, single),) if single is not None else ())
+        )
         return fn
 
     def naming(self, node: ts.Node) -> tuple[str, str | None, bool]:
@@ -190,7 +247,11 @@ class JavaScriptExtractor(Extractor):
                 cls = self.text(cur.child_by_field_name("name")) or "<class>"
                 break
             cur = cur.parent
-        return name, cls, node.type == "method_definition" or (parent is not None and parent.type == "pair")
+        return (
+            name,
+            cls,
+            node.type == "method_definition" or (parent is not None and parent.type == "pair"),
+        )
 
     def registered_tool(self, node: ts.Node) -> bool:
         """True if the function is the handler of a tool registration (`tool({execute})`)."""
@@ -199,14 +260,20 @@ class JavaScriptExtractor(Extractor):
             if cur is None:
                 return False
             if cur.type in ("call_expression", "new_expression"):
-                callee = cur.child_by_field_name("function") or cur.child_by_field_name("constructor")
+                callee = cur.child_by_field_name("function") or cur.child_by_field_name(
+                    "constructor"
+                )
                 return self.dotted(callee).rsplit(".", 1)[-1] in _TOOL_CALLS
             cur = cur.parent
         return False
 
-    def params(self, node: ts.Node) -> Iterator:  # type: ignore[type-arg]
+    def params(self, node: ts.Node) -> Iterator[Param]:
         for index, p in enumerate(c for c in node.named_children if c.type != "comment"):
-            pat = p.child_by_field_name("pattern") if p.type in ("required_parameter", "optional_parameter") else p
+            pat = (
+                p.child_by_field_name("pattern")
+                if p.type in ("required_parameter", "optional_parameter")
+                else p
+            )
             default = None
             if pat is not None and pat.type == "assignment_pattern":
                 default = self.expr(pat.child_by_field_name("right"))
@@ -240,26 +307,45 @@ class JavaScriptExtractor(Extractor):
     def defs_of(self, node: ts.Node) -> Iterator[Def]:
         t = node.type
         if t == "variable_declarator":
-            yield from self.bind(node, node.child_by_field_name("name"), node.child_by_field_name("value"))
+            yield from self.bind(
+                node, node.child_by_field_name("name"), node.child_by_field_name("value")
+            )
         elif t == "assignment_expression":
-            yield from self.bind(node, node.child_by_field_name("left"), node.child_by_field_name("right"))
+            yield from self.bind(
+                node, node.child_by_field_name("left"), node.child_by_field_name("right")
+            )
         elif t == "augmented_assignment_expression":
             left = node.child_by_field_name("left")
             target = self.target(left)
             if target and self.text(node.child_by_field_name("operator")) == "+=":
-                value = Tmpl(Span.of(node), (self.expr(left), self.expr(node.child_by_field_name("right"))))
+                value = Tmpl(
+                    Span.of(node), (self.expr(left), self.expr(node.child_by_field_name("right")))
+                )
                 yield Def(target, value, node.end_byte, Span.of(node), "augment")
         elif t == "for_in_statement":
             right = node.child_by_field_name("right")
             body = node.child_by_field_name("body")
-            value = Index(Span.of(node), self.expr(right), None)
-            yield from self.bind(node, node.child_by_field_name("left"), None, value, "loop",
-                                 body.start_byte if body is not None else node.end_byte)
+            item = Index(Span.of(node), self.expr(right), None)
+            yield from self.bind(
+                node,
+                node.child_by_field_name("left"),
+                None,
+                item,
+                "loop",
+                body.start_byte if body is not None else node.end_byte,
+            )
         elif t == "call_expression":
             yield from self.mutation(node)
 
-    def bind(self, stmt: ts.Node, left: ts.Node | None, right: ts.Node | None,
-             value: Expr | None = None, kind: str = "assign", pos: int | None = None) -> Iterator[Def]:
+    def bind(
+        self,
+        stmt: ts.Node,
+        left: ts.Node | None,
+        right: ts.Node | None,
+        value: Expr | None = None,
+        kind: str = "assign",
+        pos: int | None = None,
+    ) -> Iterator[Def]:
         if left is None or (right is None and value is None):
             return
         if value is None:
@@ -319,7 +405,12 @@ class JavaScriptExtractor(Extractor):
         first = fn.key not in self._filled
         super().filled(fn)
         body = fn.node.child_by_field_name("body") if fn.key != -1 else None
-        if first and body is not None and fn.node.type == "arrow_function" and body.type != "statement_block":
+        if (
+            first
+            and body is not None
+            and fn.node.type == "arrow_function"
+            and body.type != "statement_block"
+        ):
             fn.returns.append(self.expr(body))
         return fn
 
@@ -341,7 +432,11 @@ class JavaScriptExtractor(Extractor):
 
     def es_import(self, node: ts.Node, table: dict[str, str]) -> None:
         source = node.child_by_field_name("source")
-        module = _module(unescape("".join(self.text(c) for c in source.named_children))) if source else ""
+        module = (
+            _module(unescape("".join(self.text(c) for c in source.named_children)))
+            if source
+            else ""
+        )
         for clause in node.named_children:
             if clause.type != "import_clause":
                 continue

@@ -25,6 +25,7 @@ from boundary_audit.static.ir import (
     Lit,
     Map,
     Op,
+    Param,
     Ref,
     Seq,
     Span,
@@ -59,8 +60,11 @@ class PythonExtractor(Extractor):
         if t in _SCALARS:
             return Lit(span, self.text(node), is_str=False)
         if t == "attribute":
-            return Attr(span, self.expr(node.child_by_field_name("object")),
-                        self.text(node.child_by_field_name("attribute")))
+            return Attr(
+                span,
+                self.expr(node.child_by_field_name("object")),
+                self.text(node.child_by_field_name("attribute")),
+            )
         if t == "subscript":
             sub = node.child_by_field_name("subscript")
             key = None if sub is None or sub.type == "slice" else self.expr(sub)
@@ -70,20 +74,33 @@ class PythonExtractor(Extractor):
         if t == "binary_operator":
             return self.binary(node)
         if t in ("list", "tuple", "set", "expression_list", "pattern_list"):
-            return Seq(span, tuple(self.expr(c) for c in node.named_children if c.type != "comment"))
+            return Seq(
+                span, tuple(self.expr(c) for c in node.named_children if c.type != "comment")
+            )
         if t in ("list_splat", "dictionary_splat", "list_splat_pattern"):
             return Spread(span, self.expr(node.named_children[0] if node.named_children else None))
         if t == "dictionary":
             return self.dictionary(node)
         if t == "conditional_expression":
             kids = node.named_children
-            return Alt(span, (self.expr(kids[0]), self.expr(kids[2]))) if len(kids) == 3 else Op(span)
+            return (
+                Alt(span, (self.expr(kids[0]), self.expr(kids[2]))) if len(kids) == 3 else Op(span)
+            )
         if t == "boolean_operator" and self.text(node.child_by_field_name("operator")) == "or":
-            return Alt(span, (self.expr(node.child_by_field_name("left")),
-                              self.expr(node.child_by_field_name("right"))))
+            return Alt(
+                span,
+                (
+                    self.expr(node.child_by_field_name("left")),
+                    self.expr(node.child_by_field_name("right")),
+                ),
+            )
         if t in ("parenthesized_expression", "await", "named_expression", "as_pattern"):
             kids = [c for c in node.named_children if c.type != "comment"]
-            return self.expr(kids[-1] if t == "named_expression" else kids[0]) if kids else Unknown(span)
+            return (
+                self.expr(kids[-1] if t == "named_expression" else kids[0])
+                if kids
+                else Unknown(span)
+            )
         if t in ("generator_expression", "list_comprehension", "set_comprehension"):
             return self.comprehension(node)
         if t in ("lambda", "dictionary_comprehension"):
@@ -93,7 +110,9 @@ class PythonExtractor(Extractor):
     def string(self, node: ts.Node) -> Expr:
         span = Span.of(node)
         start = node.children[0] if node.children else None
-        prefix = self.text(start).lower() if start is not None and start.type == "string_start" else ""
+        prefix = (
+            self.text(start).lower() if start is not None and start.type == "string_start" else ""
+        )
         raw = "r" in prefix
         is_f = "f" in prefix
         parts: list[Expr] = []
@@ -125,8 +144,12 @@ class PythonExtractor(Extractor):
         if anode is not None and anode.type == "argument_list":
             for a in anode.named_children:
                 if a.type == "keyword_argument":
-                    kwargs.append((self.text(a.child_by_field_name("name")),
-                                   self.expr(a.child_by_field_name("value"))))
+                    kwargs.append(
+                        (
+                            self.text(a.child_by_field_name("name")),
+                            self.expr(a.child_by_field_name("value")),
+                        )
+                    )
                 elif a.type != "comment":
                     args.append(self.expr(a))
         elif anode is not None:
@@ -146,12 +169,18 @@ class PythonExtractor(Extractor):
         left = self.expr(node.child_by_field_name("left"))
         right = self.expr(node.child_by_field_name("right"))
         if op == "+":
-            parts = (left.parts if isinstance(left, Tmpl) and left.kind == "concat" else (left,))
+            parts = left.parts if isinstance(left, Tmpl) and left.kind == "concat" else (left,)
             return Tmpl(span, (*parts, right), "concat")
         if op == "%" and isinstance(left, Lit) and left.is_str:
             items = right.items if isinstance(right, Seq) else (right,)
             if isinstance(right, Map):
-                return _fill(left.span, split_percent_format(left.text), [], list(_str_items(right)), "percent")
+                return _fill(
+                    left.span,
+                    split_percent_format(left.text),
+                    [],
+                    list(_str_items(right)),
+                    "percent",
+                )
             return _fill(left.span, split_percent_format(left.text), list(items), [], "percent")
         return Op(span, (left, right))
 
@@ -169,8 +198,11 @@ class PythonExtractor(Extractor):
     def comprehension(self, node: ts.Node) -> Expr:
         span = Span.of(node)
         body = node.child_by_field_name("body")
-        sources = [self.expr(c.child_by_field_name("right")) for c in node.named_children
-                   if c.type == "for_in_clause"]
+        sources = [
+            self.expr(c.child_by_field_name("right"))
+            for c in node.named_children
+            if c.type == "for_in_clause"
+        ]
         inner = Op(span, tuple(sources))
         if body is not None and body.type == "call":
             name = self.dotted(body.child_by_field_name("function"))
@@ -201,16 +233,25 @@ class PythonExtractor(Extractor):
         if node.parent is not None and node.parent.type == "decorated_definition":
             decorators = tuple(
                 self.text(d).lstrip("@").split("(", 1)[0].strip()
-                for d in node.parent.named_children if d.type == "decorator"
+                for d in node.parent.named_children
+                if d.type == "decorator"
             )
-        fn = Function(node.start_byte, name, Span.of(node), node, cls=cls, decorators=decorators,
-                      parent=self.enclosing_function(node))
+        fn = Function(
+            node.start_byte,
+            name,
+            Span.of(node),
+            node,
+            cls=cls,
+            decorators=decorators,
+            parent=self.enclosing_function(node),
+        )
         fn.params = tuple(self.params(node.child_by_field_name("parameters")))
         fn.is_method = fn.self_param = (
-            cls is not None and bool(fn.params) and fn.params[0].name in ("self", "cls"))
+            cls is not None and bool(fn.params) and fn.params[0].name in ("self", "cls")
+        )
         return fn
 
-    def params(self, node: ts.Node | None) -> Iterator:  # type: ignore[type-arg]
+    def params(self, node: ts.Node | None) -> Iterator[Param]:
         if node is None:
             return
         index = 0
@@ -225,7 +266,10 @@ class PythonExtractor(Extractor):
                 annotation = self.text(p.child_by_field_name("type"))
                 if p.type == "typed_parameter":
                     name_node = p.named_children[0] if p.named_children else None
-            if name_node is not None and name_node.type in ("list_splat_pattern", "dictionary_splat_pattern"):
+            if name_node is not None and name_node.type in (
+                "list_splat_pattern",
+                "dictionary_splat_pattern",
+            ):
                 name_node = name_node.named_children[0] if name_node.named_children else None
             if name_node is None or name_node.type != "identifier":
                 continue
@@ -235,36 +279,56 @@ class PythonExtractor(Extractor):
     def defs_of(self, node: ts.Node) -> Iterator[Def]:
         t = node.type
         if t == "assignment":
-            yield from self.assign(node, node.child_by_field_name("left"), node.child_by_field_name("right"))
+            yield from self.assign(
+                node, node.child_by_field_name("left"), node.child_by_field_name("right")
+            )
         elif t == "augmented_assignment":
             left = node.child_by_field_name("left")
             target = self.target(left)
             if target is not None and self.text(node.child_by_field_name("operator")) == "+=":
-                value = Tmpl(Span.of(node), (self.expr(left), self.expr(node.child_by_field_name("right"))))
+                value = Tmpl(
+                    Span.of(node), (self.expr(left), self.expr(node.child_by_field_name("right")))
+                )
                 yield Def(target, value, node.end_byte, Span.of(node), "augment")
         elif t == "named_expression":
-            yield from self.assign(node, node.child_by_field_name("name"), node.child_by_field_name("value"))
+            yield from self.assign(
+                node, node.child_by_field_name("name"), node.child_by_field_name("value")
+            )
         elif t == "for_statement":
             right = node.child_by_field_name("right")
-            value = Index(Span.of(right), self.expr(right), None) if right is not None else None
-            yield from self.assign(node, node.child_by_field_name("left"), None, value, "loop",
-                                   pos=node.child_by_field_name("body").start_byte
-                                   if node.child_by_field_name("body") else node.end_byte)
+            body = node.child_by_field_name("body")
+            if right is not None:
+                item = Index(Span.of(right), self.expr(right), None)
+                pos = body.start_byte if body is not None else node.end_byte
+                yield from self.assign(
+                    node, node.child_by_field_name("left"), None, item, "loop", pos
+                )
         elif t == "with_item":
-            value = node.child_by_field_name("value")
-            if value is not None and value.type == "as_pattern":
-                alias = value.child_by_field_name("alias")
-                target = alias.named_children[0] if alias is not None and alias.named_children else None
-                yield from self.assign(node, target, value.named_children[0], kind="with")
+            managed = node.child_by_field_name("value")
+            if managed is not None and managed.type == "as_pattern":
+                alias = managed.child_by_field_name("alias")
+                bound = (
+                    alias.named_children[0] if alias is not None and alias.named_children else None
+                )
+                yield from self.assign(node, bound, managed.named_children[0], kind="with")
         elif t == "call":
             yield from self.mutation(node)
 
-    def assign(self, stmt: ts.Node, left: ts.Node | None, right: ts.Node | None,
-               value: Expr | None = None, kind: str = "assign", pos: int | None = None) -> Iterator[Def]:
+    def assign(
+        self,
+        stmt: ts.Node,
+        left: ts.Node | None,
+        right: ts.Node | None,
+        value: Expr | None = None,
+        kind: str = "assign",
+        pos: int | None = None,
+    ) -> Iterator[Def]:
         if left is None:
             return
         if right is not None and right.type == "assignment":
-            yield from self.assign(stmt, right.child_by_field_name("left"), right.child_by_field_name("right"))
+            yield from self.assign(
+                stmt, right.child_by_field_name("left"), right.child_by_field_name("right")
+            )
             value = self.expr(right.child_by_field_name("right"))
         elif value is None:
             if right is None:
@@ -274,9 +338,14 @@ class PythonExtractor(Extractor):
         if left.type in ("pattern_list", "tuple_pattern", "list_pattern", "tuple", "list"):
             elems = [c for c in left.named_children if c.type != "comment"]
             for i, elem in enumerate(elems):
-                item = (value.items[i] if isinstance(value, Seq) and len(value.items) == len(elems)
-                        else Index(value.span, value, Lit(value.span, str(i), is_str=False)))
-                yield from self.assign(stmt, elem, None, item, "destructure" if kind == "assign" else kind, at)
+                item = (
+                    value.items[i]
+                    if isinstance(value, Seq) and len(value.items) == len(elems)
+                    else Index(value.span, value, Lit(value.span, str(i), is_str=False))
+                )
+                yield from self.assign(
+                    stmt, elem, None, item, "destructure" if kind == "assign" else kind, at
+                )
             return
         target = self.target(left)
         if target is not None:
@@ -323,7 +392,8 @@ class PythonExtractor(Extractor):
                 for item in node.named_children:
                     if item.type == "aliased_import":
                         table[self.text(item.child_by_field_name("alias"))] = self.text(
-                            item.child_by_field_name("name"))
+                            item.child_by_field_name("name")
+                        )
                     elif item.type == "dotted_name":
                         full = self.text(item)
                         table.setdefault(full.split(".")[0], full.split(".")[0])
@@ -332,7 +402,8 @@ class PythonExtractor(Extractor):
                 for item in node.children_by_field_name("name"):
                     if item.type == "aliased_import":
                         table[self.text(item.child_by_field_name("alias"))] = (
-                            f"{module}.{self.text(item.child_by_field_name('name'))}")
+                            f"{module}.{self.text(item.child_by_field_name('name'))}"
+                        )
                     else:
                         table[self.text(item)] = f"{module}.{self.text(item)}"
         return table
@@ -344,8 +415,13 @@ def _str_items(m: Map) -> Iterator[tuple[str, Expr]]:
             yield k, v
 
 
-def _fill(span: Span, pieces: list[str | int | tuple[str]], args: list[Expr],
-          kwargs: list[tuple[str, Expr]], kind: str) -> Expr:
+def _fill(
+    span: Span,
+    pieces: list[str | int | tuple[str]],
+    args: list[Expr],
+    kwargs: list[tuple[str, Expr]],
+    kind: str,
+) -> Expr:
     """A template from format `pieces` with positional `args` and keyword `kwargs` filled in."""
     named = dict(kwargs)
     parts: list[Expr] = []

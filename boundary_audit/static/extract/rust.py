@@ -18,13 +18,52 @@ import tree_sitter as ts
 from boundary_audit.static.extract.base import Extractor
 from boundary_audit.static.extract.strings import split_brace_format, unescape
 from boundary_audit.static.ir import (
-    Alt, Attr, Call, Def, Expr, Function, Index, Lit, Map, Op, Ref, Seq, Span, Spread, Tmpl, Unknown,
+    Alt,
+    Attr,
+    Call,
+    Def,
+    Expr,
+    Function,
+    Index,
+    Lit,
+    Map,
+    Op,
+    Param,
+    Ref,
+    Seq,
+    Span,
+    Spread,
+    Tmpl,
+    Unknown,
 )
 
-_TRANSPARENT = frozenset({"reference_expression", "try_expression", "await_expression",
-                          "parenthesized_expression", "type_cast_expression", "unary_expression"})
-_BUILDER = frozenset({"arg", "args", "env", "envs", "current_dir", "stdin", "stdout", "stderr",
-                      "push", "push_str", "extend", "env_clear", "kill_on_drop"})
+_TRANSPARENT = frozenset(
+    {
+        "reference_expression",
+        "try_expression",
+        "await_expression",
+        "parenthesized_expression",
+        "type_cast_expression",
+        "unary_expression",
+    }
+)
+_BUILDER = frozenset(
+    {
+        "arg",
+        "args",
+        "env",
+        "envs",
+        "current_dir",
+        "stdin",
+        "stdout",
+        "stderr",
+        "push",
+        "push_str",
+        "extend",
+        "env_clear",
+        "kill_on_drop",
+    }
+)
 _TEMPLATE_MACROS = frozenset({"format", "format_args", "concat"})
 
 
@@ -33,7 +72,9 @@ class RustExtractor(Extractor):
 
     FUNCTION_TYPES = frozenset({"function_item", "closure_expression"})
     BLOCK_TYPES = frozenset({"block", "match_arm", "else_clause"})
-    SCOPE_STOP = frozenset({"function_item", "closure_expression", "impl_item", "trait_item", "mod_item"})
+    SCOPE_STOP = frozenset(
+        {"function_item", "closure_expression", "impl_item", "trait_item", "mod_item"}
+    )
     CALL_TYPES = frozenset({"call_expression"})
     FUNCTION_QUERY = "(function_item) @fn"
 
@@ -49,34 +90,63 @@ class RustExtractor(Extractor):
         if t in ("integer_literal", "float_literal", "boolean_literal", "char_literal"):
             return Lit(span, self.text(node), is_str=False)
         if t == "field_expression":
-            return Attr(span, self.expr(node.child_by_field_name("value")),
-                        self.text(node.child_by_field_name("field")))
+            return Attr(
+                span,
+                self.expr(node.child_by_field_name("value")),
+                self.text(node.child_by_field_name("field")),
+            )
         if t == "index_expression":
             kids = node.named_children
-            key = None if len(kids) < 2 or kids[1].type == "range_expression" else self.expr(kids[1])
+            key = (
+                None if len(kids) < 2 or kids[1].type == "range_expression" else self.expr(kids[1])
+            )
             return Index(span, self.expr(kids[0] if kids else None), key)
         if t == "call_expression":
             fnode = node.child_by_field_name("function")
             anode = node.child_by_field_name("arguments")
-            args = tuple(self.expr(a) for a in anode.named_children if a.type not in ("line_comment", "block_comment")) if anode else ()
+            args = (
+                tuple(
+                    self.expr(a)
+                    for a in anode.named_children
+                    if a.type not in ("line_comment", "block_comment")
+                )
+                if anode
+                else ()
+            )
             return Call(span, self.expr(fnode), self.dotted(fnode), args)
         if t == "macro_invocation":
             return self.macro(node)
         if t == "array_expression":
-            return Seq(span, tuple(self.expr(c) for c in node.named_children if "comment" not in c.type))
+            return Seq(
+                span, tuple(self.expr(c) for c in node.named_children if "comment" not in c.type)
+            )
         if t == "struct_expression":
             return self.struct(node)
         if t == "if_expression":
-            arms = [node.child_by_field_name("consequence"), node.child_by_field_name("alternative")]
+            arms = [
+                node.child_by_field_name("consequence"),
+                node.child_by_field_name("alternative"),
+            ]
             return Alt(span, tuple(self.expr(a) for a in arms if a is not None))
         if t in ("block", "else_clause"):
             tail = [c for c in node.named_children if "comment" not in c.type]
-            return self.expr(tail[-1]) if tail and tail[-1].type != "expression_statement" else Unknown(span)
+            return (
+                self.expr(tail[-1])
+                if tail and tail[-1].type != "expression_statement"
+                else Unknown(span)
+            )
         if t in _TRANSPARENT:
-            kids = [c for c in node.named_children if c.type not in ("mutable_specifier",) and "comment" not in c.type]
+            kids = [
+                c
+                for c in node.named_children
+                if c.type not in ("mutable_specifier",) and "comment" not in c.type
+            ]
             return self.expr(kids[0]) if kids else Unknown(span)
         if t == "binary_expression" and self.text(node.child_by_field_name("operator")) == "+":
-            left, right = self.expr(node.child_by_field_name("left")), self.expr(node.child_by_field_name("right"))
+            left, right = (
+                self.expr(node.child_by_field_name("left")),
+                self.expr(node.child_by_field_name("right")),
+            )
             parts = left.parts if isinstance(left, Tmpl) else (left,)
             return Tmpl(span, (*parts, right), "concat")
         if t == "closure_expression":
@@ -90,7 +160,12 @@ class RustExtractor(Extractor):
         body = node.child_by_field_name("body")
         for f in body.named_children if body is not None else ():
             if f.type == "field_initializer":
-                items.append((self.text(f.child_by_field_name("field")), self.expr(f.child_by_field_name("value"))))
+                items.append(
+                    (
+                        self.text(f.child_by_field_name("field")),
+                        self.expr(f.child_by_field_name("value")),
+                    )
+                )
             elif f.type == "shorthand_field_initializer" and f.named_children:
                 items.append((self.text(f.named_children[0]), self.expr(f.named_children[0])))
         return Map(Span.of(node), tuple(items))
@@ -100,7 +175,8 @@ class RustExtractor(Extractor):
         if node is None:
             return "?"
         if node.type == "field_expression":
-            return f"{self.dotted(node.child_by_field_name('value'))}.{self.text(node.child_by_field_name('field'))}"
+            value = self.dotted(node.child_by_field_name("value"))
+            return f"{value}.{self.text(node.child_by_field_name('field'))}"
         if node.type in ("identifier", "self", "scoped_identifier"):
             return self.text(node)
         if node.type in _TRANSPARENT and node.named_children:
@@ -123,7 +199,12 @@ class RustExtractor(Extractor):
         named = {}
         positional = []
         for a in args:
-            if isinstance(a, Call) and a.name == "=" and len(a.args) == 2 and isinstance(a.args[0], Ref):
+            if (
+                isinstance(a, Call)
+                and a.name == "="
+                and len(a.args) == 2
+                and isinstance(a.args[0], Ref)
+            ):
                 named[a.args[0].name] = a.args[1]
             else:
                 positional.append(a)
@@ -149,29 +230,58 @@ class RustExtractor(Extractor):
 
     def token_expr(self, toks: list[ts.Node]) -> Expr:
         """A small expression parser over macro tokens: paths, fields, calls, literals, `=`."""
-        span = Span(toks[0].start_byte, toks[-1].end_byte, toks[0].start_point[0],
-                    toks[0].start_point[1], toks[-1].end_point[0], toks[-1].end_point[1])
+        span = Span(
+            toks[0].start_byte,
+            toks[-1].end_byte,
+            toks[0].start_point[0],
+            toks[0].start_point[1],
+            toks[-1].end_point[0],
+            toks[-1].end_point[1],
+        )
         eq = next((i for i, t in enumerate(toks) if t.type == "="), None)
         if eq is not None and eq > 0:
-            return Call(span, Ref(span, "="), "=", (self.token_expr(toks[:eq]), self.token_expr(toks[eq + 1:])))
+            return Call(
+                span,
+                Ref(span, "="),
+                "=",
+                (self.token_expr(toks[:eq]), self.token_expr(toks[eq + 1 :])),
+            )
         i = 0
         while i < len(toks) and toks[i].type in ("&", "*", "mutable_specifier", "mut"):
             i += 1
         if i >= len(toks):
             return Unknown(span)
         first = toks[i]
-        if first.type == "identifier" and i + 2 < len(toks) and toks[i + 1].type == "!" and toks[i + 2].type == "token_tree":
+        if (
+            first.type == "identifier"
+            and i + 2 < len(toks)
+            and toks[i + 1].type == "!"
+            and toks[i + 2].type == "token_tree"
+        ):
             fake_items = self.token_items(toks[i + 2])
             name = self.text(first)
-            value: Expr = (self.format_template(fake_items[0].span, fake_items[0].text, fake_items[1:])
-                           if name in _TEMPLATE_MACROS and fake_items and isinstance(fake_items[0], Lit)
-                           else Seq(span, tuple(fake_items)) if name == "vec" else Op(span, tuple(fake_items)))
+            value: Expr = (
+                self.format_template(fake_items[0].span, fake_items[0].text, fake_items[1:])
+                if name in _TEMPLATE_MACROS and fake_items and isinstance(fake_items[0], Lit)
+                else Seq(span, tuple(fake_items))
+                if name == "vec"
+                else Op(span, tuple(fake_items))
+            )
             i += 3
-        elif first.type in ("string_literal", "raw_string_literal", "integer_literal", "identifier", "self"):
+        elif first.type in (
+            "string_literal",
+            "raw_string_literal",
+            "integer_literal",
+            "identifier",
+            "self",
+        ):
             value = self.expr(first)
             i += 1
         else:
-            return Op(span, tuple(self.expr(t) for t in toks if t.type in ("identifier", "string_literal")))
+            return Op(
+                span,
+                tuple(self.expr(t) for t in toks if t.type in ("identifier", "string_literal")),
+            )
         while i < len(toks):
             tok = toks[i]
             if tok.type == "." and i + 1 < len(toks) and toks[i + 1].type == "identifier":
@@ -188,8 +298,12 @@ class RustExtractor(Extractor):
                 value = Ref(span, path)
                 i += 2
             elif tok.type == "token_tree" and self.text(tok).startswith("("):
-                value = Call(span, value, self.text(first) if isinstance(value, Ref) else "?",
-                             tuple(self.token_items(tok)))
+                value = Call(
+                    span,
+                    value,
+                    self.text(first) if isinstance(value, Ref) else "?",
+                    tuple(self.token_items(tok)),
+                )
                 i += 1
             elif tok.type in ("?", "as"):
                 i += 1 if tok.type == "?" else len(toks)
@@ -207,18 +321,32 @@ class RustExtractor(Extractor):
                 cls = self.text(cur.child_by_field_name("type") or cur.child_by_field_name("name"))
                 break
             cur = cur.parent
-        fn = Function(node.start_byte, name, Span.of(node), node, cls=cls, parent=self.enclosing_function(node))
+        fn = Function(
+            node.start_byte,
+            name,
+            Span.of(node),
+            node,
+            cls=cls,
+            parent=self.enclosing_function(node),
+        )
         params = node.child_by_field_name("parameters")
-        plist = [p for p in params.named_children if p.type in ("parameter", "self_parameter")] if params else []
+        plist = (
+            [p for p in params.named_children if p.type in ("parameter", "self_parameter")]
+            if params
+            else []
+        )
         fn.is_method = any(p.type == "self_parameter" for p in plist)
-        out = []
+        out: list[Param] = []
         for p in plist:
             pat = p.child_by_field_name("pattern")
             if p.type == "parameter" and pat is not None:
                 while pat.named_children and pat.type != "identifier":
                     pat = pat.named_children[-1]
-                out.append(self.new_param(self.text(pat), len(out), p, None,
-                                          self.text(p.child_by_field_name("type"))))
+                out.append(
+                    self.new_param(
+                        self.text(pat), len(out), p, None, self.text(p.child_by_field_name("type"))
+                    )
+                )
         fn.params = tuple(out)
         return fn
 
@@ -229,29 +357,50 @@ class RustExtractor(Extractor):
             if value is not None:
                 yield from self.bind(node, node.child_by_field_name("pattern"), self.expr(value))
         elif t == "assignment_expression":
-            yield from self.bind(node, node.child_by_field_name("left"), self.expr(node.child_by_field_name("right")))
+            yield from self.bind(
+                node, node.child_by_field_name("left"), self.expr(node.child_by_field_name("right"))
+            )
         elif t == "compound_assignment_expr":
             left = node.child_by_field_name("left")
             target = self.target(left)
             if target:
-                value = Tmpl(Span.of(node), (self.expr(left), self.expr(node.child_by_field_name("right"))))
-                yield Def(target, value, node.end_byte, Span.of(node), "augment")
+                joined = Tmpl(
+                    Span.of(node), (self.expr(left), self.expr(node.child_by_field_name("right")))
+                )
+                yield Def(target, joined, node.end_byte, Span.of(node), "augment")
         elif t == "for_expression":
             body = node.child_by_field_name("body")
-            value = Index(Span.of(node), self.expr(node.child_by_field_name("value")), None)
-            yield from self.bind(node, node.child_by_field_name("pattern"), value,
-                                 body.start_byte if body is not None else node.end_byte, "loop")
-        elif t == "expression_statement" and node.named_children and node.named_children[0].type == "call_expression":
+            item = Index(Span.of(node), self.expr(node.child_by_field_name("value")), None)
+            yield from self.bind(
+                node,
+                node.child_by_field_name("pattern"),
+                item,
+                body.start_byte if body is not None else node.end_byte,
+                "loop",
+            )
+        elif (
+            t == "expression_statement"
+            and node.named_children
+            and node.named_children[0].type == "call_expression"
+        ):
             yield from self.builder_statement(node, node.named_children[0])
 
-    def bind(self, stmt: ts.Node, pat: ts.Node | None, value: Expr, pos: int | None = None,
-             kind: str = "assign") -> Iterator[Def]:
+    def bind(
+        self,
+        stmt: ts.Node,
+        pat: ts.Node | None,
+        value: Expr,
+        pos: int | None = None,
+        kind: str = "assign",
+    ) -> Iterator[Def]:
         if pat is None:
             return
         at = stmt.end_byte if pos is None else pos
         if pat.type in ("tuple_pattern", "slice_pattern"):
             for i, elem in enumerate(pat.named_children):
-                yield from self.bind(stmt, elem, Index(value.span, value, Lit(value.span, str(i), False)), at, kind)
+                yield from self.bind(
+                    stmt, elem, Index(value.span, value, Lit(value.span, str(i), False)), at, kind
+                )
             return
         if pat.type == "mut_pattern" and pat.named_children:
             pat = pat.named_children[-1]
@@ -268,18 +417,31 @@ class RustExtractor(Extractor):
             if fnode is None or fnode.type != "field_expression":
                 return
             methods.append(self.text(fnode.child_by_field_name("field")))
-            cur = fnode.child_by_field_name("value")
+            nxt = fnode.child_by_field_name("value")
+            if nxt is None:
+                return
+            cur = nxt
         target = self.target(cur)
         if not target or not methods or not all(m in _BUILDER for m in methods):
             return
         if methods == ["push"] or methods == ["push_str"] or methods == ["extend"]:
             args = call.child_by_field_name("arguments")
             added = [self.expr(a) for a in args.named_children] if args is not None else []
-            tail: Expr = Seq(Span.of(call), tuple(added)) if methods != ["push_str"] else (added[0] if added else Unknown(Span.of(call)))
+            tail: Expr = (
+                Seq(Span.of(call), tuple(added))
+                if methods != ["push_str"]
+                else (added[0] if added else Unknown(Span.of(call)))
+            )
             if methods == ["extend"] and added:
                 tail = Spread(Span.of(call), added[0])
                 tail = Seq(Span.of(call), (tail,))
-            yield Def(target, Tmpl(Span.of(call), (self.expr(cur), tail)), stmt.end_byte, Span.of(stmt), "mutate")
+            yield Def(
+                target,
+                Tmpl(Span.of(call), (self.expr(cur), tail)),
+                stmt.end_byte,
+                Span.of(stmt),
+                "mutate",
+            )
             return
         yield Def(target, self.expr(call), stmt.end_byte, Span.of(stmt), "mutate")
 
@@ -306,7 +468,11 @@ class RustExtractor(Extractor):
         body = fn.node.child_by_field_name("body") if fn.key != -1 else None
         if first and body is not None:
             tail = [c for c in body.named_children if "comment" not in c.type]
-            if tail and tail[-1].type != "expression_statement" and not tail[-1].type.endswith(("declaration", "_item")):
+            if (
+                tail
+                and tail[-1].type != "expression_statement"
+                and not tail[-1].type.endswith(("declaration", "_item"))
+            ):
                 fn.returns.append(self.expr(tail[-1]))
             elif body.type != "block":
                 fn.returns.append(self.expr(body))
@@ -332,7 +498,10 @@ class RustExtractor(Extractor):
 
     def use_tree(self, node: ts.Node, prefix: str, table: dict[str, str]) -> None:
         t = node.type
-        join = (lambda s: f"{prefix}::{s}" if prefix else s)
+
+        def join(s: str) -> str:
+            return f"{prefix}::{s}" if prefix else s
+
         if t in ("scoped_identifier", "identifier", "crate", "self"):
             full = join(self.text(node))
             table[full.rsplit("::", 1)[-1]] = full

@@ -43,8 +43,17 @@ class ShellExtractor(Extractor):
     """IR extraction for shell scripts."""
 
     FUNCTION_TYPES = frozenset({"function_definition"})
-    BLOCK_TYPES = frozenset({"if_statement", "elif_clause", "else_clause", "for_statement",
-                             "while_statement", "case_item", "c_style_for_statement"})
+    BLOCK_TYPES = frozenset(
+        {
+            "if_statement",
+            "elif_clause",
+            "else_clause",
+            "for_statement",
+            "while_statement",
+            "case_item",
+            "c_style_for_statement",
+        }
+    )
     SCOPE_STOP = frozenset({"function_definition"})
     CALL_TYPES = frozenset({"command"})
     CALLEE_FIELD = "name"
@@ -74,8 +83,14 @@ class ShellExtractor(Extractor):
         if t == "command":
             return self.command(node)
         if t in ("pipeline", "list", "subshell", "redirected_statement"):
-            return Op(span, tuple(self.expr(c) for c in node.named_children
-                                  if c.type not in ("comment", "file_redirect")))
+            return Op(
+                span,
+                tuple(
+                    self.expr(c)
+                    for c in node.named_children
+                    if c.type not in ("comment", "file_redirect")
+                ),
+            )
         return Op(span, tuple(self.expr(c) for c in node.named_children if c.type != "comment"))
 
     def dquote(self, node: ts.Node) -> Expr:
@@ -93,7 +108,9 @@ class ShellExtractor(Extractor):
 
     def expansion(self, node: ts.Node) -> Expr:
         span = Span.of(node)
-        names = [c for c in node.named_children if c.type in ("variable_name", "special_variable_name")]
+        names = [
+            c for c in node.named_children if c.type in ("variable_name", "special_variable_name")
+        ]
         name = self.text(names[0]) if names else self.text(node).strip("${}").split(":")[0]
         ref: Expr = Ref(span, name)
         if self.text(node).endswith("@Q}"):
@@ -104,7 +121,12 @@ class ShellExtractor(Extractor):
         name_node = node.child_by_field_name("name")
         name = self.text(name_node)
         args = tuple(self.word(a) for a in node.children_by_field_name("argument"))
-        if name == "printf" and len(args) >= 3 and isinstance(args[0], Lit) and args[0].text == "-v":
+        if (
+            name == "printf"
+            and len(args) >= 3
+            and isinstance(args[0], Lit)
+            and args[0].text == "-v"
+        ):
             return Op(Span.of(node))
         if name == "printf" and args and isinstance(args[0], Lit) and "%q" in args[0].text:
             return Call(Span.of(node), Ref(Span.of(node), "printf %q"), "printf %q", args[1:])
@@ -114,7 +136,10 @@ class ShellExtractor(Extractor):
         """An argument word; an unquoted expansion alone is word-split."""
         value = self.expr(node)
         if node.type in _EXPANSIONS and isinstance(value, Ref) and value.name not in ("@", "*"):
-            return Spread(value.span, Call(value.span, Ref(value.span, "<word-split>"), "<word-split>", (value,)))
+            return Spread(
+                value.span,
+                Call(value.span, Ref(value.span, "<word-split>"), "<word-split>", (value,)),
+            )
         if node.type in _EXPANSIONS and isinstance(value, Ref):
             return Spread(value.span, value)
         return value
@@ -123,8 +148,11 @@ class ShellExtractor(Extractor):
     def argv_of(self, node: ts.Node) -> Seq:
         """The argv a command node runs."""
         name_node = node.child_by_field_name("name")
-        items = [self.word(name_node.named_children[0]) if name_node is not None and name_node.named_children
-                 else self.expr(name_node)]
+        items = [
+            self.word(name_node.named_children[0])
+            if name_node is not None and name_node.named_children
+            else self.expr(name_node)
+        ]
         items.extend(self.word(a) for a in node.children_by_field_name("argument"))
         return Seq(Span.of(node), tuple(items))
 
@@ -135,7 +163,9 @@ class ShellExtractor(Extractor):
         if role == "argv":
             return self.argv_of(node)
         if role == "receiver":
-            return Call(Span.of(node), Ref(Span.of(node), "<spawn>"), "<spawn>", (self.argv_of(node),))
+            return Call(
+                Span.of(node), Ref(Span.of(node), "<spawn>"), "<spawn>", (self.argv_of(node),)
+            )
         return self.output_of(node)
 
     def output_of(self, node: ts.Node) -> Expr:
@@ -184,17 +214,23 @@ class ShellExtractor(Extractor):
         pos = body.start_byte
         for c in body.named_children:
             if c.start_byte > pos:
-                parts.append(Lit(Span.of(body), self.data[pos : c.start_byte].decode("utf-8", "replace")))
+                parts.append(
+                    Lit(Span.of(body), self.data[pos : c.start_byte].decode("utf-8", "replace"))
+                )
             parts.append(self.expr(c))
             pos = c.end_byte
         if pos < body.end_byte:
-            parts.append(Lit(Span.of(body), self.data[pos : body.end_byte].decode("utf-8", "replace")))
+            parts.append(
+                Lit(Span.of(body), self.data[pos : body.end_byte].decode("utf-8", "replace"))
+            )
         return Tmpl(Span.of(body), tuple(parts), "heredoc")
 
     # -- functions and definitions ----------------------------------------------------------
     def describe_function(self, node: ts.Node) -> Function:
         name = self.text(node.child_by_field_name("name"))
-        fn = Function(node.start_byte, name, Span.of(node), node, parent=self.enclosing_function(node))
+        fn = Function(
+            node.start_byte, name, Span.of(node), node, parent=self.enclosing_function(node)
+        )
         span_node = node.child_by_field_name("name") or node
         fn.params = tuple(self.new_param(p, i, span_node) for i, p in enumerate(POSITIONAL))
         return fn
@@ -213,8 +249,13 @@ class ShellExtractor(Extractor):
             body = node.child_by_field_name("body")
             if var is not None:
                 seq = Seq(Span.of(node), tuple(self.word(v) for v in values))
-                yield Def(self.text(var), Index(Span.of(node), seq, None),
-                          body.start_byte if body is not None else node.end_byte, Span.of(node), "loop")
+                yield Def(
+                    self.text(var),
+                    Index(Span.of(node), seq, None),
+                    body.start_byte if body is not None else node.end_byte,
+                    Span.of(node),
+                    "loop",
+                )
         elif t == "command" and self.text(node.child_by_field_name("name")) in ("read", "mapfile"):
             for a in node.children_by_field_name("argument"):
                 text = self.text(a)

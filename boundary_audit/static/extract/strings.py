@@ -9,8 +9,22 @@ from __future__ import annotations
 
 import re
 
-_ESCAPES = {"n": "\n", "t": "\t", "r": "\r", "0": "\0", "\\": "\\", '"': '"', "'": "'",
-            "a": "\a", "b": "\b", "f": "\f", "v": "\v", "`": "`", "$": "$", "e": "\x1b"}
+_ESCAPES = {
+    "n": "\n",
+    "t": "\t",
+    "r": "\r",
+    "0": "\0",
+    "\\": "\\",
+    '"': '"',
+    "'": "'",
+    "a": "\a",
+    "b": "\b",
+    "f": "\f",
+    "v": "\v",
+    "`": "`",
+    "$": "$",
+    "e": "\x1b",
+}
 _ESCAPE_RE = re.compile(r"\\(x[0-9A-Fa-f]{2}|u\{[0-9A-Fa-f]{1,6}\}|u[0-9A-Fa-f]{4}|.)", re.S)
 
 
@@ -69,7 +83,9 @@ def split_brace_format(fmt: str) -> list[str | int | tuple[str]]:
     return _merge(pieces)
 
 
-_PERCENT_FIELD = re.compile(r"%(?:\(([^)]*)\))?[-#0 +]*(?:\*|\d+)?(?:\.(?:\*|\d+))?[hlLqjzt]*([a-zA-Z%])")
+_PERCENT_FIELD = re.compile(
+    r"%(?:\(([^)]*)\))?[-#0 +]*(?:\*|\d+)?(?:\.(?:\*|\d+))?[hlLqjzt]*([a-zA-Z%])"
+)
 
 
 def split_percent_format(fmt: str) -> list[str | int | tuple[str]]:
@@ -100,7 +116,9 @@ def split_percent_format(fmt: str) -> list[str | int | tuple[str]]:
 
 def percent_verbs(fmt: str) -> list[str]:
     """The conversion letters of the positional slots of a printf-style format, in order."""
-    return [m.group(2) for m in _PERCENT_FIELD.finditer(fmt) if m.group(2) != "%" and m.group(1) is None]
+    return [
+        m.group(2) for m in _PERCENT_FIELD.finditer(fmt) if m.group(2) != "%" and m.group(1) is None
+    ]
 
 
 def _merge(pieces: list[str | int | tuple[str]]) -> list[str | int | tuple[str]]:

@@ -1,4 +1,8 @@
-"""`raw`: the reply as one `bash -c R` argv, the reference path every damage is measured against."""
+"""`raw`: R as one `[shell, flags, R]` argv, the reference path every damage is measured against.
+
+One shell parse, stdin at /dev/null: Codex's `shell_command` tool (`["bash", "-lc", R]`,
+`flags="-lc"`), and any `subprocess.run(R, shell=True)` (`shell="sh"`).
+"""
 
 from __future__ import annotations
 
@@ -13,6 +17,10 @@ class RawTransport(Transport):
     name = "raw"
     boundary_class = BoundaryClass.SHELL_STRING
     defaults = {"shell": "bash", "flags": "-c"}
+    param_help = {
+        "shell": "the shell that parses R (sh for Python's shell=True)",
+        "flags": "its flags, space-separated, ending in -c (Codex: '-lc')",
+    }
 
     def execute(self, reply: str, ws: Workspace, sandbox: Sandbox) -> ExecResult:
         argv = [self.params["shell"], *str(self.params["flags"]).split(), reply]

@@ -127,6 +127,80 @@ def descendants(pid: int) -> list[int]:
     return found
 
 
+_STDIN_WAITS = {"x86_64": {0: 0, 23: 1, 270: 1}, "aarch64": {63: 0, 72: 1}}
+"""Per architecture, syscall number -> first argument meaning "stdin only": read(0, ...),
+select(1, ...) and pselect6(1, ...) (readline waits in pselect6 on fd 0)."""
+_CHILD_WAITS = {"x86_64": {61, 247}, "aarch64": {260, 95}}
+"""wait4 and waitid: a shell waiting for its foreground command."""
+
+
+def _syscall(pid: int) -> tuple[int, int] | None:
+    """(number, first argument) of the syscall `pid` is blocked in, or None if running/gone."""
+    try:
+        with open(f"/proc/{pid}/syscall") as fh:
+            fields = fh.read().split()
+    except OSError:
+        return None
+    if len(fields) < 2 or not fields[0].isdigit():
+        return None
+    return int(fields[0]), int(fields[1], 16)
+
+
+def _stdin(pid: int) -> str | None:
+    try:
+        return os.readlink(f"/proc/{pid}/fd/0")
+    except OSError:
+        return None
+
+
+def waiting_for_input(pid: int) -> bool:
+    """True when shell `pid` and everything below it can only wait for more input.
+
+    Each process is either blocked reading the shell's own stdin (the pipe or terminal the
+    driver feeds) or waiting for a child, and at least one is reading. For a shell fed by a
+    driver this means everything sent has been consumed and the shell (or a command such as
+    `cat`) wants more: the reply left an unfinished construct (an open quote, a heredoc
+    without its end line) or swallowed the completion signal. Reads /proc/PID/syscall.
+    """
+    machine = os.uname().machine
+    reads, waits = _STDIN_WAITS.get(machine), _CHILD_WAITS.get(machine, set())
+    source = _stdin(pid)
+    if not reads or source is None:
+        return False
+    readers = 0
+    for proc in [pid, *descendants(pid)]:
+        call = _syscall(proc)
+        if call is not None and reads.get(call[0]) == call[1] and _stdin(proc) == source:
+            readers += 1
+        elif call is None or call[0] not in waits:
+            return False
+    return readers > 0
+
+
+class StallWatch:
+    """Declares a shell stalled once `waiting_for_input` holds on two looks 50 ms apart."""
+
+    def __init__(self, pid: int | None) -> None:
+        self.pid = pid
+        self.since: float | None = None
+
+    def stalled(self, quiet: bool) -> bool:
+        """Check again; `quiet` says no output arrived since the previous check."""
+        if self.pid is None or not quiet or not waiting_for_input(self.pid):
+            self.since = None
+            return False
+        now = time.monotonic()
+        if self.since is None:
+            self.since = now
+        return now - self.since >= 0.05
+
+
+STALLED = (
+    "stalled: the shell consumed everything and waits for more input, so the completion "
+    "signal can never come (a real harness would wait for its timeout)"
+)
+
+
 def kill_descendants(rounds: int = 50) -> int:
     """SIGKILL and reap every descendant of this process; return how many were killed."""
     me = os.getpid()

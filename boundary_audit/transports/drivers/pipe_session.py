@@ -24,7 +24,9 @@ from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:  # NOTE(h6): run as a script, the driver imports its sibling directly
     from boundary_audit.transports.drivers._driverlib import (
+        STALLED,
         Deadline,
+        StallWatch,
         become_subreaper,
         emit,
         fail,
@@ -36,7 +38,9 @@ if TYPE_CHECKING:  # NOTE(h6): run as a script, the driver imports its sibling d
     )
 else:
     from _driverlib import (
+        STALLED,
         Deadline,
+        StallWatch,
         become_subreaper,
         emit,
         fail,
@@ -81,21 +85,24 @@ class PipeShell:
             return False
         return True
 
-    def pump(self, timeout: float) -> None:
-        """Move whatever bash wrote into the per-stream buffers."""
+    def pump(self, timeout: float) -> bool:
+        """Move whatever bash wrote into the per-stream buffers; False if nothing came."""
         if not self.open:
             time.sleep(min(timeout, 0.01))
-            return
+            return False
+        got = False
         ready, _, _ = select.select(list(self.open), [], [], timeout)
         for fd in ready:
             try:
                 chunk = os.read(fd, 65536)
             except BlockingIOError:
                 continue
+            got = True
             if chunk:
                 self.streams[fd] += chunk
             else:
                 self.open.discard(fd)
+        return got
 
     def take_line(self, fd: int) -> bytes | None:
         """The next complete line of stream `fd`, or its unterminated rest at EOF."""
@@ -120,6 +127,7 @@ def run_reply(shell: PipeShell, reply: str, req: dict[str, Any]) -> dict[str, An
     out, err = bytearray(), bytearray()
     if not shell.write(payload):
         return _ended(shell, out, err, started)
+    watch, quiet = StallWatch(shell.proc.pid), False
     while True:
         err += _drain(shell, shell.proc.stderr.fileno() if shell.proc.stderr else -1)
         line = shell.take_line(shell.out_fd)
@@ -135,16 +143,16 @@ def run_reply(shell: PipeShell, reply: str, req: dict[str, Any]) -> dict[str, An
             line = shell.take_line(shell.out_fd)
         if shell.out_fd not in shell.open:
             return _ended(shell, out, err, started)
-        if deadline.expired():
+        stalled = watch.stalled(quiet)
+        if deadline.expired() or stalled:
+            out += shell.streams[shell.out_fd]  # an unterminated last line, e.g. a glued marker
+            shell.streams[shell.out_fd].clear()
+            why = STALLED if stalled else "no line starting with the done marker before the timeout"
             return result(
-                "timeout",
-                None,
-                bytes(out),
-                bytes(err),
-                note="no line starting with the done marker before the timeout",
+                "timeout", None, bytes(out), bytes(err), note=why,
                 elapsed_s=time.monotonic() - started,
-            )
-        shell.pump(min(0.05, deadline.remaining()))
+            )  # fmt: skip
+        quiet = not shell.pump(min(0.05, deadline.remaining()))
 
 
 def _drain(shell: PipeShell, fd: int) -> bytes:

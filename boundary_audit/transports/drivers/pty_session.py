@@ -28,7 +28,9 @@ from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:  # NOTE(h6): run as a script, the driver imports its sibling directly
     from boundary_audit.transports.drivers._driverlib import (
+        STALLED,
         Deadline,
+        StallWatch,
         become_subreaper,
         emit,
         fail,
@@ -40,7 +42,9 @@ if TYPE_CHECKING:  # NOTE(h6): run as a script, the driver imports its sibling d
     )
 else:
     from _driverlib import (
+        STALLED,
         Deadline,
+        StallWatch,
         become_subreaper,
         emit,
         fail,
@@ -54,6 +58,10 @@ else:
 
 class SessionGone(Exception):
     """The shell closed the pty (it exited or was killed)."""
+
+
+class Stalled(Exception):
+    """The shell waits for more input and the awaited text has not come."""
 
 
 class PtyShell:
@@ -81,19 +89,21 @@ class PtyShell:
         self.pos = 0
         self.wait_status: int | None = None
 
-    def _read_some(self, timeout: float) -> None:
+    def _read_some(self, timeout: float) -> bool:
+        """Append what the shell wrote within `timeout`; False if nothing came."""
         ready, _, _ = select.select([self.fd], [], [], timeout)
         if not ready:
-            return
+            return False
         try:
             chunk = os.read(self.fd, 65536)
         except OSError as exc:
             if exc.errno in (errno.EAGAIN, errno.EWOULDBLOCK):
-                return
+                return False
             raise SessionGone() from exc
         if not chunk:
             raise SessionGone()
         self.buf += chunk
+        return True
 
     def send(self, data: bytes, deadline: Deadline) -> None:
         """Write `data` to the pty, draining output meanwhile so neither side blocks."""
@@ -111,7 +121,9 @@ class PtyShell:
                     raise SessionGone() from exc
             self._read_some(0)
 
-    def expect(self, pattern: re.Pattern[bytes], deadline: Deadline) -> re.Match[bytes]:
+    def expect(
+        self, pattern: re.Pattern[bytes], deadline: Deadline, watch: StallWatch | None = None
+    ) -> re.Match[bytes]:
         """Wait until `pattern` appears after the last match; move past it."""
         while True:
             match = pattern.search(self.buf, self.pos)
@@ -120,7 +132,9 @@ class PtyShell:
                 return match
             if deadline.expired():
                 raise TimeoutError
-            self._read_some(min(0.05, deadline.remaining()))
+            got = self._read_some(min(0.05, deadline.remaining()))
+            if watch is not None and watch.stalled(quiet=not got):
+                raise Stalled
 
     def exit_status(self) -> int | None:
         """Reap the shell if it has ended; its status (minus the signal for a kill), else None."""
@@ -144,19 +158,20 @@ def run_reply(shell: PtyShell, reply: str, req: dict[str, Any]) -> dict[str, Any
     deadline = Deadline(float(req["reply_timeout"]))
     ps1 = re.compile(re.escape(req["ps1"].encode()))
     start = shell.pos
+    watch = StallWatch(shell.pid)
     try:
         shell.send(reply.encode("utf-8") + b"\n", deadline)
-        before = shell.buf[start : shell.expect(ps1, deadline).start()]
+        before = shell.buf[start : shell.expect(ps1, deadline, watch).start()]
         shell.send(req["exit_probe"].encode("utf-8") + b"\n", deadline)
-        probe = shell.expect(re.compile(req["exit_pattern"].encode()), deadline)
-        shell.expect(ps1, deadline)
-    except TimeoutError:
-        out = bytes(shell.buf[start:])
+        probe = shell.expect(re.compile(req["exit_pattern"].encode()), deadline, watch)
+        shell.expect(ps1, deadline, watch)
+    except (TimeoutError, Stalled) as exc:
+        note = STALLED if isinstance(exc, Stalled) else "no prompt marker before the timeout"
         return result(
             "timeout",
             None,
-            out,
-            note="no prompt marker before the timeout",
+            bytes(shell.buf[start:]),
+            note=note,
             elapsed_s=time.monotonic() - started,
         )
     except SessionGone:

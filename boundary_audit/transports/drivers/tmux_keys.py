@@ -28,6 +28,7 @@ from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:  # NOTE(h6): run as a script, the driver imports its sibling directly
     from boundary_audit.transports.drivers._driverlib import (
+        STALLED,
         Deadline,
         become_subreaper,
         emit,
@@ -36,9 +37,11 @@ if TYPE_CHECKING:  # NOTE(h6): run as a script, the driver imports its sibling d
         not_run,
         read_request,
         result,
+        waiting_for_input,
     )
 else:
     from _driverlib import (
+        STALLED,
         Deadline,
         become_subreaper,
         emit,
@@ -47,6 +50,7 @@ else:
         not_run,
         read_request,
         result,
+        waiting_for_input,
     )
 
 ENTER_KEYS = {"Enter", "C-m", "KPEnter", "C-j", "^M", "^J"}
@@ -91,6 +95,33 @@ class Tmux:
                 f"{' '.join(argv[3:5])}: {done.stderr.decode(errors='replace').strip()}"
             )
         return done
+
+    def pane_state(self) -> tuple[int, str] | None:
+        """(pid of the pane's shell, cursor and history position), or None if gone."""
+        fmt = "#{pane_pid} #{cursor_x},#{cursor_y},#{history_size}"
+        out = self.cmd([*self.base, "display-message", "-p", "-t", SESSION, fmt])
+        pid, _, where = out.stdout.decode().strip().partition(" ")
+        return (int(pid), where) if out.returncode == 0 and pid.isdigit() else None
+
+    def stall_watch(self) -> dict[str, Any]:
+        """State for `stalled`, taken before the keys are sent: the pane's position then."""
+        state = self.pane_state()
+        return {"start": state[1] if state else None, "where": None, "since": 0.0}
+
+    def stalled(self, watch: dict[str, Any]) -> bool:
+        """True once the pane's shell waits for input and the screen holds still.
+
+        tmux writes the keys to the pane asynchronously, so a screen that never moved from
+        where it was before the keys were sent must hold still for a full second; one that
+        moved (the typed line was echoed) for 100 ms.
+        """
+        state = self.pane_state()
+        now = time.monotonic()
+        if state is None or not waiting_for_input(state[0]) or state[1] != watch["where"]:
+            watch["where"], watch["since"] = (state[1] if state else None), now
+            return False
+        needed = 1.0 if state[1] == watch["start"] else 0.1
+        return bool(now - watch["since"] >= needed)
 
     def alive(self) -> bool:
         """True while the session (and so the pane's shell) exists."""
@@ -156,17 +187,31 @@ def _executes(key: tuple[str, bool], literal: bool) -> bool:
     return (text in ENTER_KEYS and not (literal and is_reply)) or text.endswith(("\r", "\n"))
 
 
-def wait_done(tmux: Tmux, deadline: Deadline) -> str:
-    """`tmux wait done`: 'ok', 'timeout', or 'exited' when the server went away."""
+def wait_done(tmux: Tmux, deadline: Deadline, watch: dict[str, Any]) -> str:
+    """`tmux wait done`: 'ok', 'timeout', 'stalled', or 'exited' when the server went away."""
+    waiter = subprocess.Popen(
+        [*tmux.base, "wait", "done"],
+        stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+    )  # fmt: skip
     try:
-        done = tmux.cmd([*tmux.base, "wait", "done"], timeout=max(0.01, deadline.remaining()))
-    except subprocess.TimeoutExpired:
-        return "timeout"
-    return "ok" if done.returncode == 0 else "exited"
+        while True:
+            try:
+                code = waiter.wait(timeout=min(0.1, max(0.01, deadline.remaining())))
+            except subprocess.TimeoutExpired:
+                if deadline.expired():
+                    return "timeout"
+                if tmux.stalled(watch):
+                    return "stalled"
+                continue
+            return "ok" if code == 0 else "exited"
+    finally:
+        if waiter.poll() is None:
+            waiter.kill()
+            waiter.wait()
 
 
 def wait_marker(
-    tmux: Tmux, pattern: re.Pattern[str], before: int, deadline: Deadline
+    tmux: Tmux, pattern: re.Pattern[str], before: int, deadline: Deadline, watch: dict[str, Any]
 ) -> tuple[str, int | None]:
     """Wait for a new prompt marker with nothing after it; ('ok', status) or a failure."""
     while not deadline.expired():
@@ -176,6 +221,8 @@ def wait_marker(
             return "ok", int(found[-1].group(1))
         if not tmux.alive():
             return "exited", None
+        if tmux.stalled(watch):
+            return "stalled", None
         time.sleep(0.01)
     return "timeout", None
 
@@ -186,12 +233,13 @@ def type_line(
     """Type one line and wait for completion the configured way."""
     pattern = re.compile(req["ps1_pattern"])
     before = len(pattern.findall(tmux.capture())) if req["completion"] == "marker" else 0
+    watch = tmux.stall_watch()
     errors = tmux.send(prepare_keys(line, req), bool(req["literal"]))
     if req["completion"] == "marker":
-        state, status = wait_marker(tmux, pattern, before, deadline)
+        state, status = wait_marker(tmux, pattern, before, deadline, watch)
     else:
-        state, status = wait_done(tmux, deadline), None
-    if state == "ok" or state == "timeout":
+        state, status = wait_done(tmux, deadline, watch), None
+    if state in ("ok", "timeout", "stalled"):
         return state, status, errors
     return ("exited" if not tmux.alive() else "ok"), status, errors
 
@@ -211,15 +259,9 @@ def run_reply(tmux: Tmux, reply: str, req: dict[str, Any]) -> dict[str, Any]:
             note="the reply ended the session (the pane's shell exited)",
         )
     out = tmux.delta()
-    if state == "timeout":
-        return result(
-            "timeout",
-            None,
-            out,
-            errors,
-            elapsed_s=elapsed,
-            note="no completion signal before the timeout",
-        )
+    if state in ("timeout", "stalled"):
+        why = STALLED if state == "stalled" else "no completion signal before the timeout"
+        return result("timeout", None, out, errors, elapsed_s=elapsed, note=why)
     note = "" if req["completion"] == "marker" else "exit status not observable (tmux wait)"
     return result("ok", status, out, errors, note=note, elapsed_s=elapsed)
 
@@ -233,8 +275,8 @@ def start(req: dict[str, Any]) -> Tmux:
             raise RuntimeError("the pane showed no prompt")
         time.sleep(0.005)
     setup = list(req["setup"])
-    if req["completion"] == "marker":
-        setup.append(f"export PS1='{req['ps1']}'")
+    if req["completion"] == "marker":  # the marker must exist before any line can complete
+        setup.insert(0, f"export PS1='{req['ps1']}'")
     for line in setup:
         state, _, errors = type_line(tmux, line, req, deadline)
         if state != "ok":

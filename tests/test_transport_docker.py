@@ -1,0 +1,72 @@
+"""`docker`: `docker exec C sh -c R` against a real engine (the session's private dockerd).
+
+The container's `sh` is dash (one parse, no bash syntax); the workspace appears at the same
+inner paths with the sandbox's environment; a hang is cut at the timeout; and no container
+of the transport outlives its run.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+import docker  # type: ignore[import-untyped]
+import pytest
+
+from boundary_audit.sandbox import Limits, Sandbox, make_sandbox
+from boundary_audit.services.dockerd import DockerEngine
+from boundary_audit.transports import make_transport
+from boundary_audit.transports.docker import DockerTransport
+
+pytestmark = [pytest.mark.docker, pytest.mark.bwrap]
+
+
+@pytest.fixture(scope="module")
+def sandbox() -> Iterator[Sandbox]:
+    box = make_sandbox("bwrap", Limits(timeout_s=10))
+    yield box
+    box.close()
+
+
+@pytest.fixture(scope="module")
+def transport(docker_engine: DockerEngine) -> Iterator[DockerTransport]:
+    made = make_transport("docker", docker_host=docker_engine.url)
+    assert isinstance(made, DockerTransport)
+    yield made
+    made.close()
+
+
+def leftover_containers(engine: DockerEngine) -> list[str]:
+    client = docker.DockerClient(base_url=engine.url)
+    try:
+        found = client.containers.list(
+            all=True, filters={"label": "boundary-audit.transport=docker"}
+        )
+        return [c.id for c in found]
+    finally:
+        client.close()
+
+
+def test_dash_parses_r_in_the_work_dir_with_the_sandbox_environment(
+    sandbox: Sandbox, transport: DockerTransport, docker_engine: DockerEngine
+) -> None:
+    reply = "echo $0; pwd; echo $HOME $BA_OBS; printf x > f; [[ 1 ]] && echo bash"
+    with sandbox.workspace() as ws:
+        res = transport.execute(reply, ws, sandbox)
+        assert (ws.work / "f").read_bytes() == b"x"
+    assert res.exit_code == 127
+    assert res.stdout == b"sh\n/tmp/work\n/tmp/home /tmp/obs\n"
+    assert res.stderr == b"sh: 1: [[: not found\n"
+    assert leftover_containers(docker_engine) == []
+
+
+def test_a_hang_is_cut_and_background_processes_die_with_the_container(
+    sandbox: Sandbox, transport: DockerTransport, docker_engine: DockerEngine
+) -> None:
+    hang_transport = make_transport("docker", docker_host=docker_engine.url, timeout=1.0)
+    with sandbox.workspace() as ws:
+        hang = hang_transport.execute("sleep 60", ws, sandbox)
+        daemon = transport.execute("(sleep 300 &) ; echo started", ws, sandbox)
+    hang_transport.close()
+    assert (hang.exit_code, hang.timed_out) == (None, True)
+    assert (daemon.exit_code, daemon.stdout) == (0, b"started\n")
+    assert leftover_containers(docker_engine) == []

@@ -21,7 +21,8 @@ from boundary_audit.static.dataflow import Engine
 from boundary_audit.static.extract import extractor_for
 from boundary_audit.static.parsing import TooDeep, parse, utf8_safe
 from boundary_audit.static.queries import bundle
-from boundary_audit.static.sinks import FileContext, evaluate_sink, serialized_templates
+from boundary_audit.static.sinks import FileContext, evaluate_sink
+from boundary_audit.static.templates import serialized_templates
 
 CHECK_NAMES = tuple(c.name for c in CHECKS)
 SINK_NAMES = tuple(c.name for c in CHECKS if c.phase == "sink")

@@ -13,6 +13,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from boundary_audit.static import knowledge as K
+from boundary_audit.static import programs as P
 from boundary_audit.static.dataflow_limits import MAX_CALL_DEPTH
 from boundary_audit.static.handles import HANDLE_CONSTRUCTORS, handle_method, join_list
 from boundary_audit.static.ir import Attr, Call, Function, Lit, Map, Param, Ref, Spread
@@ -173,7 +174,7 @@ class CallEvaluator:
         cn = self.canonical(call, fn)
         last = cn.rsplit(".", 1)[-1]
         arg0 = call.args[0] if call.args else None
-        if K.inert_call(cn) or (
+        if P.inert_call(cn) or (
             not call.args
             and not call.kwargs
             and cn not in HANDLE_CONSTRUCTORS
@@ -193,7 +194,7 @@ class CallEvaluator:
         if source is not None:
             return source
         if self.ex.lang == "go" and call.name == "append" and call.args:
-            from boundary_audit.static.dataflow import concat_lists
+            from boundary_audit.static.shapes import concat_lists
 
             head = self.engine.eval(call.args[0], fn)
             tail = self.engine.sequence(call.args[1:], fn, call.span)

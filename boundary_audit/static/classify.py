@@ -16,6 +16,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 
 from boundary_audit.static import knowledge as K
+from boundary_audit.static import programs as P
 from boundary_audit.static.handles import join_list
 from boundary_audit.static.shellsyntax import shell_holes
 from boundary_audit.static.values import (
@@ -178,12 +179,12 @@ def argv(value: AValue, remote: bool, ctx: Context = NO_CONTEXT) -> Verdict:
     if i >= len(items):
         return Verdict(BC.ARGV_DIRECT, 0, value.rest or EMPTY, "argv", fixed=not value.rest)
     head = words[i]
-    prog = K.program_name(head) if head is not None else None
+    prog = P.program_name(head) if head is not None else None
     if head is None and i + 1 < len(items) and _login_flag(items[i + 1]):
         prog = "<shell>"
     rest_items, rest_words = items[i + 1 :], words[i + 1 :]
     base_remote = BC.REMOTE_STRING if remote else BC.SHELL_STRING
-    if prog in K.SHELLS or prog == "<shell>":
+    if prog in P.SHELLS or prog == "<shell>":
         if prog == "<shell>":
             rest_words = ["-c", *rest_words[1:]]
         for j, w in enumerate(rest_words):
@@ -217,7 +218,7 @@ def argv(value: AValue, remote: bool, ctx: Context = NO_CONTEXT) -> Verdict:
             v = shell_string(tail[-1], BC.SHELL_STRING, ctx)
             return replace(v, detail=v.detail or f"tmux {rest_words[0]}")
     written = (
-        _script_target(items[i:], ctx.script) if head is None or prog in K.INTERPRETERS else None
+        _script_target(items[i:], ctx.script) if head is None or prog in P.INTERPRETERS else None
     )
     if written is not None:
         site, content = written
@@ -256,7 +257,7 @@ def _login_flag(value: AValue) -> bool:
 
 
 def _skip_wrappers(words: list[str | None]) -> int:
-    return K.skip_wrappers(words)
+    return P.skip_wrappers(words)
 
 
 def _ssh(items: list[AValue], words: list[str | None], whole: Lst, ctx: Context) -> Verdict:
@@ -343,12 +344,12 @@ def receiver_shell(receiver: AValue) -> tuple[bool | None, Obj | None]:
                     words = list(text.split()) if text else [None]
             i = _skip_wrappers(words)
             if i < len(words) and words[i] is not None:
-                prog = K.program_name(words[i] or "")
+                prog = P.program_name(words[i] or "")
                 has_c = any(
                     w and w.startswith("-") and "c" in w[1:] and not w.startswith("--")
                     for w in words[i + 1 :]
                 )
-                return (prog in K.SHELLS and not has_c), o
+                return (prog in P.SHELLS and not has_c), o
             return None, o
     return None, None
 

@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING
 import tree_sitter as ts
 
 from boundary_audit.static import knowledge as K
+from boundary_audit.static import programs as P
 from boundary_audit.static.dataflow_limits import MAX_CALL_DEPTH, MAX_STEPS
 from boundary_audit.static.extract.base import Extractor
 from boundary_audit.static.ir import (
@@ -35,6 +36,15 @@ from boundary_audit.static.ir import (
     Tmpl,
     Unknown,
 )
+from boundary_audit.static.shapes import (
+    attr_origin,
+    concat_lists,
+    dotted,
+    handle_attr,
+    merge_text,
+    str_pieces,
+    tag_var,
+)
 from boundary_audit.static.values import (
     EMPTY,
     UNKNOWN,
@@ -46,7 +56,6 @@ from boundary_audit.static.values import (
     Opq,
     Origin,
     Prov,
-    Ser,
     Str,
     Text,
     Tok,
@@ -249,7 +258,7 @@ class Engine:
         name = expr.name
         base_text = dotted(expr.base)
         fixed = (
-            K.CONSTANT_ATTRS.get(self.ex.canonical(f"{base_text}.{name}")) if base_text else None
+            P.CONSTANT_ATTRS.get(self.ex.canonical(f"{base_text}.{name}")) if base_text else None
         )
         if fixed is not None:
             return Str((Text(fixed, self.path, expr.span),))
@@ -345,120 +354,4 @@ class Engine:
         return Lst(tuple(out), rest, self.path, span)
 
 
-def dotted(expr: Expr) -> str:
-    """`a.b.c` for a chain of names and attribute reads; '' otherwise."""
-    if isinstance(expr, Ref):
-        return expr.name
-    if isinstance(expr, Attr):
-        base = dotted(expr.base)
-        return f"{base}.{expr.name}" if base else ""
-    return ""
-
-
-def attr_origin(name: str, base: str, path: str, span: Span) -> Origin | None:
-    """The model-output origin an attribute or key read represents, if any."""
-    last = base.rsplit(".", 1)[-1]
-    name = K.normal_attr(name)
-    if name in K.TOOL_ARG_ATTRS:
-        return Origin("tool-call", f"{base or '…'}.{name}", path, span, Contract.NATIVE)
-    if name in K.TOOL_INPUT_ATTRS and last and K.TOOL_RECEIVER.search(last):
-        return Origin("tool-call", f"{base}.{name}", path, span, Contract.NATIVE)
-    if name in K.ACTION_ATTRS:
-        return Origin("parsed-action", f"{base or '…'}.{name}", path, span, Contract.RAW)
-    return None
-
-
-def handle_attr(handle: Obj, name: str) -> AValue:
-    """`proc.stdin`, `file.name` and friends on a handle value."""
-    if handle.kind == "process" and name in ("stdin", "stdin_writer"):
-        return Obj(
-            "stdin",
-            handle.api,
-            handle.argv,
-            handle.pty,
-            handle.shell,
-            None,
-            handle.path,
-            handle.span,
-            handle.notes,
-        )
-    if handle.kind == "file" and name == "name" and handle.target is not None:
-        return handle.target
-    return Opq(prov_of(handle))
-
-
-def tag_var(value: AValue, var: tuple[str, int, str]) -> AValue:
-    """`value` with every unknown piece recording that it was read from variable `var`."""
-    if isinstance(value, Opq):
-        return Opq(value.prov.with_var(var))
-    if isinstance(value, Ser):
-        return Ser(value.serializer, value.prov.with_var(var), value.path, value.span)
-    if isinstance(value, Str):
-        return Str(
-            tuple(
-                Hole(p.prov.with_var(var), p.sanitizer, p.span) if isinstance(p, Hole) else p
-                for p in value.pieces
-            )
-        )
-    if isinstance(value, Obj) and value.kind == "file":
-        return value
-    return value
-
-
-def str_pieces(value: AValue) -> list[Text | Hole]:
-    """The pieces `value` contributes when it is interpolated into a string."""
-    if isinstance(value, Str):
-        return list(value.pieces)
-    if isinstance(value, Ser):
-        return [Hole(value.prov, value.serializer, value.span)]
-    if isinstance(value, Obj) and value.kind == "file" and value.target is not None:
-        return str_pieces(value.target)
-    opts = list(options(value))
-    if len(opts) > 1 and all(isinstance(o, Str) for o in opts):
-        return [Hole(prov_of(value), _common_sanitizer(opts))]
-    return [Hole(prov_of(value))]
-
-
-def _common_sanitizer(opts: list[AValue]) -> str | None:
-    names: set[str | None] = set()
-    for o in opts:
-        if isinstance(o, Str):
-            holes = [p for p in o.pieces if isinstance(p, Hole)]
-            names.update(h.sanitizer for h in holes)
-            if not holes:
-                continue
-    names.discard(None)
-    return names.pop() if len(names) == 1 else None
-
-
-def merge_text(pieces: list[Text | Hole]) -> list[Text | Hole]:
-    """Adjacent literal pieces merged (keeping the first piece's location)."""
-    out: list[Text | Hole] = []
-    for p in pieces:
-        if isinstance(p, Text) and out and isinstance(out[-1], Text):
-            prev = out[-1]
-            out[-1] = Text(prev.text + p.text, prev.path or p.path, prev.span or p.span)
-        else:
-            out.append(p)
-    return out
-
-
-def concat_lists(parts: list[AValue], path: str, span: Span) -> Lst:
-    """`a + b` where some operands are lists: one list, unknown operands become `rest`."""
-    items: list[AValue] = []
-    rest: Prov | None = None
-    for p in parts:
-        if isinstance(p, Lst):
-            items.extend(p.items)
-            if p.rest is not None:
-                rest = p.rest if rest is None else rest.join(p.rest)
-        else:
-            best = next((o for o in options(p) if isinstance(o, Lst)), None)
-            if best is not None:
-                items.extend(best.items)
-            else:
-                rest = prov_of(p) if rest is None else rest.join(prov_of(p))
-    return Lst(tuple(items), rest, path, span)
-
-
-__all__ = ["Engine", "UNKNOWN", "dotted", "str_pieces"]
+__all__ = ["Engine", "UNKNOWN"]

@@ -401,7 +401,7 @@ def join_list(value: AValue, sep: str) -> AValue:
     results: list[AValue] = []
     for o in options(value):
         if isinstance(o, Lst) and o.rest is None:
-            from boundary_audit.static.dataflow import merge_text, str_pieces
+            from boundary_audit.static.shapes import merge_text, str_pieces
 
             pieces: list[Text | Hole] = []
             for i, item in enumerate(o.items):

@@ -12,6 +12,8 @@ from __future__ import annotations
 
 import re
 
+from boundary_audit.static.programs import program_name
+
 SHELL_QUOTE = "shell-quote"
 """Sanitizer kind: produces one shell word (safe at an unquoted interpolation point)."""
 SERIALIZER = "serializer"
@@ -282,150 +284,6 @@ COMMAND_NAME = re.compile(
     r"(?:_.*)?$|^(?:.*[a-z])?(Cmd|Command|Commands|Script|Keystrokes)(?:[A-Z].*)?$",
 )
 """Names that hint at a command (name-only evidence when no caller is traced)."""
-
-SHELLS = frozenset({"sh", "bash", "zsh", "dash", "ksh", "ash", "fish", "mksh", "busybox"})
-INTERPRETERS = frozenset(
-    {
-        "python",
-        "python3",
-        "python2",
-        "node",
-        "nodejs",
-        "deno",
-        "bun",
-        "ruby",
-        "perl",
-        "php",
-        "pwsh",
-        "powershell",
-        "Rscript",
-        "lua",
-        "tclsh",
-        "bash",
-        "sh",
-        "zsh",
-        "dash",
-        "ksh",
-        "julia",
-        "go",
-        "ts-node",
-        "tsx",
-    }
-)
-WRAPPERS = {
-    "timeout": 1,
-    "nice": 0,
-    "nohup": 0,
-    "stdbuf": 0,
-    "exec": 0,
-    "command": 0,
-    "sudo": 0,
-    "doas": 0,
-    "time": 0,
-    "setsid": 0,
-    "unbuffer": 0,
-    "script": 0,
-    "env": 0,
-    "ionice": 0,
-    "chroot": 1,
-    "flock": 1,
-    "xvfb-run": 0,
-    "firejail": 0,
-}
-"""Programs that run the rest of argv; the number is how many positional arguments they take."""
-WRAPPER_ARG_OPTS = {
-    "sudo": "ugCDhprtU",
-    "doas": "uC",
-    "timeout": "sk",
-    "nice": "n",
-    "env": "uCS",
-    "ionice": "cnp",
-    "flock": "wE",
-    "stdbuf": "ioe",
-}
-"""Single-letter options of those wrappers that take a value (`sudo -u user`)."""
-
-
-def skip_wrappers(words: list[str | None]) -> int:
-    """Index of the real program in an argv that may start with wrappers and env assignments."""
-    i = 0
-    while (
-        i < len(words)
-        and words[i] is not None
-        and "=" in (words[i] or "")
-        and not (words[i] or "").startswith("-")
-    ):
-        i += 1
-    while i < len(words) and words[i] is not None:
-        prog = program_name(words[i] or "")
-        if prog not in WRAPPERS:
-            break
-        i += 1
-        takes = WRAPPER_ARG_OPTS.get(prog, "")
-        while i < len(words) and words[i] is not None and (words[i] or "").startswith("-"):
-            flag = words[i] or ""
-            i += 2 if len(flag) == 2 and flag[1] in takes else 1
-        i += WRAPPERS[prog]
-        while prog == "env" and i < len(words) and "=" in (words[i] or ""):
-            i += 1
-    return i
-
-
-INERT_CALLS = (
-    "uuid.",
-    "secrets.token_",
-    "time.",
-    "os.getpid",
-    "random.",
-    "datetime.",
-    "len",
-    "crypto.randomUUID",
-    "randomUUID",
-    "Date.now",
-    "uuid::Uuid::new_v4",
-    "Uuid::new_v4",
-    "uuid.New",
-    "rand.",
-    "process.pid",
-    "os.Getpid",
-    "hash",
-    "hashlib.",
-    "id",
-    "int",
-    "float",
-    "str(len",
-)
-"""Callee-name prefixes whose results cannot carry model text (ids, times, counts, hashes)."""
-
-
-def inert_call(name: str) -> bool:
-    """True if the call's result is computed data that cannot carry a command."""
-    return any(
-        name == p or (p.endswith(".") or p.endswith("_")) and name.startswith(p)
-        for p in INERT_CALLS
-    )
-
-
-CONSTANT_ATTRS: dict[str, str] = {
-    "sys.executable": "python3",
-    "os.devnull": "/dev/null",
-    "process.execPath": "node",
-    "process.argv0": "node",
-}
-"""Attribute reads whose value is a fixed program or path of the running system."""
-
-
-def program_name(text: str) -> str:
-    """`/usr/bin/bash` → `bash`; `python3.11` → `python3`."""
-    base = text.rsplit("/", 1)[-1]
-    m = re.match(r"^(python\d?)(?:\.\d+)?$", base)
-    return m.group(1) if m else base
-
-
-def is_shell(text: str) -> bool:
-    """True if `text` names a POSIX-like shell program."""
-    return program_name(text) in SHELLS
-
 
 TOOL_PARAM = re.compile(
     r"^_?(tool_?(input|args|arguments|params|call)|arguments|function_?args|call_?args)$", re.I

@@ -12,7 +12,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from boundary_audit.static import knowledge as K
+from boundary_audit.static import programs as P
 from boundary_audit.static.values import Hole, Str, Text
 
 _OPERATORS = frozenset(";&|\n()`")
@@ -125,12 +125,12 @@ def shell_holes(value: Str) -> list[HoleContext]:
 
 def command_parser(words: list[_Word]) -> Inner | None:
     """The second parser that reads the next word of the command `words` begins, if any."""
-    i = K.skip_wrappers([w.text for w in words])
+    i = P.skip_wrappers([w.text for w in words])
     if i >= len(words):
         return None
-    prog, piece = K.program_name(words[i].text), words[i].piece
+    prog, piece = P.program_name(words[i].text), words[i].piece
     rest = words[i + 1 :]
-    if prog in K.SHELLS:
+    if prog in P.SHELLS:
         for j, w in enumerate(rest):
             if w.text.startswith("-") and not w.text.startswith("--") and "c" in w.text[1:]:
                 return Inner(f"{prog} {w.text}", "shell", piece) if j == len(rest) - 1 else None

@@ -143,3 +143,23 @@ def test_docs_check_mode_reports_a_stale_file(
     assert docs.main([]) == 0
     assert docs.main(["--check"]) == 0
     assert (tmp_path / "docs" / "checks.md").read_text(encoding="utf-8") == docs.render()
+
+
+def test_guards_never_skip_a_file_the_guarded_query_would_match() -> None:
+    from boundary_audit.static.analyze import GUARDED
+    from boundary_audit.static.parsing import detect_language, parse
+    from boundary_audit.static.queries import bundle as make_bundle
+
+    assert {c.code for c in GUARDED} == {"BA501", "BA901"}
+    checked = 0
+    for path in sorted(p for p in FIXTURES.rglob("*") if p.is_file()):
+        data = path.read_bytes()
+        lang = detect_language(path.name, data[:256])
+        assert lang is not None
+        tree = parse(lang, data)
+        for check in GUARDED:
+            assert check.guard is not None
+            if make_bundle(lang, (check.name,)).run(tree.root_node):
+                checked += 1
+                assert check.guard.search(data), f"{check.code} guard misses {path.name}"
+    assert checked >= 10

@@ -126,7 +126,6 @@ INERT_CALLS = (
     "id",
     "int",
     "float",
-    "str(len",
 )
 """Callee-name prefixes whose results cannot carry model text (ids, times, counts, hashes)."""
 

@@ -27,8 +27,9 @@ def sandbox() -> Iterator[Sandbox]:
     box.close()
 
 
-@pytest.fixture(scope="module")
+@pytest.fixture
 def transport(docker_engine: DockerEngine) -> Iterator[DockerTransport]:
+    """A fresh transport; the tests close it (close waits for the background removals)."""
     made = make_transport("docker", docker_host=docker_engine.url)
     assert isinstance(made, DockerTransport)
     yield made
@@ -53,6 +54,7 @@ def test_dash_parses_r_in_the_work_dir_with_the_sandbox_environment(
     with sandbox.workspace() as ws:
         res = transport.execute(reply, ws, sandbox)
         assert (ws.work / "f").read_bytes() == b"x"
+    transport.close()
     assert res.exit_code == 127
     assert res.stdout == b"sh\n/tmp/work\n/tmp/home /tmp/obs\n"
     assert res.stderr == b"sh: 1: [[: not found\n"
@@ -67,6 +69,7 @@ def test_a_hang_is_cut_and_background_processes_die_with_the_container(
         hang = hang_transport.execute("sleep 60", ws, sandbox)
         daemon = transport.execute("(sleep 300 &) ; echo started", ws, sandbox)
     hang_transport.close()
+    transport.close()
     assert (hang.exit_code, hang.timed_out) == (None, True)
     assert (daemon.exit_code, daemon.stdout) == (0, b"started\n")
     assert leftover_containers(docker_engine) == []

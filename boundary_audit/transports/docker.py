@@ -8,8 +8,9 @@ container is the confinement here, so this transport does not go through `sandbo
 run it creates a container of the image built by `services.images` (the host's own bash,
 dash, coreutils...), with the workspace's directories bind-mounted at their inner paths (bin
 read-only), no network, no capabilities, a read-only root and the sandbox's limits, whose
-pid 1 is docker's init running `sleep infinity`; then one exec with the sandbox's scrubbed
-environment and cwd = the work dir; then the container is removed, whatever R left running.
+pid 1 is `sleep infinity`; then one exec with the sandbox's scrubbed environment and cwd =
+the work dir; then the container is killed (so nothing R left running can touch the work dir
+once `execute` returns) and removed in the background (`close` waits for the removals).
 
 The engine is the private one of `services.dockerd` (reused when it answers, started and
 owned otherwise), or `docker_host` when given.
@@ -20,6 +21,7 @@ from __future__ import annotations
 import shutil
 import threading
 import time
+from concurrent.futures import Future, ThreadPoolExecutor
 from typing import Any
 
 from boundary_audit.errors import EnvironmentUnavailable, TransportError
@@ -46,6 +48,8 @@ class DockerTransport(Transport):
         self._lock = threading.Lock()
         self._client: Any = None
         self._dockerd: Any = None
+        self._remover = ThreadPoolExecutor(max_workers=2, thread_name_prefix="ba-docker-rm")
+        self._removals: list[Future[None]] = []
         self.image = ""
 
     def supports(self, sandbox: Sandbox) -> str | None:
@@ -88,9 +92,14 @@ class DockerTransport(Transport):
             argv = [str(self.params["shell"]), *str(self.params["flags"]).split(), reply]
             return _exec(client, container, argv, ws, sandbox, timeout)
         finally:
-            _remove(container)
+            _kill(container)
+            with self._lock:
+                self._removals.append(self._remover.submit(_remove, container))
 
     def close(self) -> None:
+        with self._lock:
+            removals, self._removals = self._removals, []
+        errors = [f.exception() for f in removals]
         with self._lock:
             if self._client is not None:
                 self._client.close()
@@ -98,6 +107,9 @@ class DockerTransport(Transport):
             if self._dockerd is not None:
                 self._dockerd.stop()
                 self._dockerd = None
+        failed = [e for e in errors if e is not None]
+        if failed:
+            raise TransportError(f"docker: {len(failed)} container(s) not removed: {failed[0]}")
 
 
 def _mounts(ws: Workspace) -> list[Any]:
@@ -119,7 +131,6 @@ def _create(client: Any, image: str, ws: Workspace, sandbox: Sandbox) -> Any:
         container = client.containers.create(
             image,
             command=["sleep", "infinity"],
-            init=True,
             working_dir=ws.inner_work,
             hostname="sandbox",
             user="0:0",

@@ -13,8 +13,9 @@ sandbox has no route to the host's loopback; and every remote command comes back
 to `sandbox.run(ws, [$SHELL, "-c", command])`: a second confined run over the same work dir
 and environment, which is what a remote host is. (An sshd inside the sandbox cannot work:
 its privilege separation needs capabilities that bwrap drops; see services/sshd.py.)
-Connection multiplexing (ControlMaster/ControlPersist) lets the replies of one
-`execute_sequence` share one SSH connection.
+Connection multiplexing (ControlMaster/ControlPersist, with the in-sandbox driver
+`drivers/ssh_client.py` to run and then stop the master) lets the replies of one
+`execute_sequence` share one SSH connection; a single reply runs the client line directly.
 
 `quoting` selects the client side: `double` (the study: `bash -c 'ssh localhost "R"'`),
 `argv` (`["ssh", "localhost", R]`, no local shell: one parse, the remote-string class) or
@@ -29,6 +30,7 @@ import shlex
 import sys
 import threading
 from collections.abc import Sequence
+from dataclasses import fields
 from pathlib import Path
 
 from boundary_audit.errors import UsageError
@@ -41,7 +43,7 @@ from boundary_audit.transports._driver import (
     reply_timeout,
     run_driver,
 )
-from boundary_audit.transports.interface import Transport
+from boundary_audit.transports.interface import Transport, TransportResult
 
 QUOTINGS = ("double", "argv", "escaped")
 
@@ -55,8 +57,8 @@ def client_argv(reply: str, quoting: str, config: str, local_shell: str) -> list
     return [local_shell, "-c", words + arg]
 
 
-def client_config(inner_dir: str) -> str:
-    """ssh_config for the in-sandbox client: relay, key, multiplexing, token forwarding."""
+def client_config(inner_dir: str, multiplex: bool) -> str:
+    """ssh_config for the in-sandbox client: relay, key, token forwarding, multiplexing."""
     relay = " ".join(
         shlex.quote(w)
         for w in (sys.executable, "-E", "-s", "-S", str(DRIVER_DIR / "unix_relay.py"))
@@ -73,9 +75,11 @@ def client_config(inner_dir: str) -> str:
         "  UserKnownHostsFile /dev/null",
         "  LogLevel ERROR",
         "  UpdateHostKeys no",
-        "  ControlMaster auto",
-        f"  ControlPath {inner_dir}/cm",
-        "  ControlPersist yes",
+        *(
+            ["  ControlMaster auto", f"  ControlPath {inner_dir}/cm", "  ControlPersist yes"]
+            if multiplex
+            else ["  ControlMaster no"]
+        ),
         "  SendEnv BA_SSH_TOKEN",
         "  KexAlgorithms curve25519-sha256",
         "  Ciphers aes128-gcm@openssh.com",
@@ -145,36 +149,42 @@ class SshTransport(Transport):
         token = secrets.token_hex(16)
         name = f"ba-ssh-{token[:8]}"
         host_dir, inner_dir = ws.tmp / name, f"{ws.inner_tmp.rstrip('/')}/{name}"
-        _write_client_files(host_dir, inner_dir, service.keys)
+        multiplex = len(replies) > 1
+        _write_client_files(host_dir, inner_dir, service.keys, multiplex)
         per_reply = reply_timeout(self.params, sandbox)
         remote = _RemoteRuns(ws, sandbox, per_reply)
         relay = sshd.UnixRelay(str(host_dir / "relay.sock"), service.port)
         service.register(token, remote)
+        q, shell = str(self.params["quoting"]), str(self.params["local_shell"])
+        config = f"{inner_dir}/ssh_config"
+        argvs = [client_argv(r, q, config, shell) for r in replies]
+        env = {"BA_SSH_TOKEN": token}
         try:
-            q, shell = str(self.params["quoting"]), str(self.params["local_shell"])
-            config = f"{inner_dir}/ssh_config"
-            request = {
-                "replies": list(replies),
-                "argvs": [client_argv(r, q, config, shell) for r in replies],
-                "config": config,
-            }
-            return run_driver(
-                "ssh_client",
-                request,
-                ws,
-                sandbox,
-                per_reply_s=per_reply,
-                env={"BA_SSH_TOKEN": token},
-            )
+            if not multiplex:  # NOTE(h6): one reply needs no driver: the sandbox reaps the client
+                return [_annotated(sandbox.run(ws, argvs[0], timeout=per_reply, env=env))]
+            request = {"replies": list(replies), "argvs": argvs, "config": config}
+            return run_driver("ssh_client", request, ws, sandbox, per_reply_s=per_reply, env=env)
         finally:
             service.unregister(token)
             relay.close()
             remote.wait()
 
 
-def _write_client_files(host_dir: Path, inner_dir: str, keys: sshd.SshKeys) -> None:
+def _annotated(res: ExecResult) -> TransportResult:
+    """The client's result with the notes the driver would have given it."""
+    note = ""
+    if res.timed_out:
+        note = "the remote command did not finish before the timeout"
+    elif res.exit_code == 255:
+        note = "ssh itself failed (exit 255)"
+    return TransportResult(**{f.name: getattr(res, f.name) for f in fields(res)}, note=note)
+
+
+def _write_client_files(
+    host_dir: Path, inner_dir: str, keys: sshd.SshKeys, multiplex: bool
+) -> None:
     host_dir.mkdir(mode=0o700)
-    (host_dir / "ssh_config").write_text(client_config(inner_dir), encoding="utf-8")
+    (host_dir / "ssh_config").write_text(client_config(inner_dir, multiplex), encoding="utf-8")
     key = host_dir / "client_key"
     key.touch(mode=0o600)
     key.write_text(keys.client_private, encoding="ascii")

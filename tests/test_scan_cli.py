@@ -7,12 +7,14 @@ and a remote target served by a real git daemon.
 
 from __future__ import annotations
 
+import inspect
 import json
 from pathlib import Path
 
 import pytest
 
 from boundary_audit import cli
+from boundary_audit.commands import scan as scan_command
 from boundary_audit.errors import ExitCode
 from tests.support.git_daemon import GitDaemon
 from tests.support.gitrepos import add_commit, make_repo
@@ -36,6 +38,13 @@ def version():
 '''
 SHELL_LINE, NESTED_LINE = 7, 12
 SHELL_CODE, NESTED_CODE = "BA101", "BA102"
+STATIC_ONLY = ["--no-probe"] if "no_probe" in inspect.signature(scan_command.scan).parameters else []
+"""These tests are about the static scan; probing (tested with the probe stage) stays off."""
+
+
+@pytest.fixture(autouse=True)
+def _static_only(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("BOUNDARY_AUDIT_NO_PROBE", "1")
 
 
 @pytest.fixture(scope="module")
@@ -47,7 +56,7 @@ def repo(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, str]:
 
 
 def _scan(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, str, str]:
-    rc = cli.main(["scan", *args])
+    rc = cli.main(["scan", "--no-probe", *args])
     out, err = capsys.readouterr()
     return rc, out, err
 
@@ -81,7 +90,7 @@ def test_json_to_file_carries_classes_lines_and_commit(
     assert err == _summary(str(path), sha, 2)
     doc = json.loads(report.read_text(encoding="utf-8"))
     assert doc["commit"] == sha and doc["target"] == f"{path}@{sha[:10]}"
-    assert doc["command"] == f"boundary-audit scan {path}@{sha} --format json"
+    assert doc["command"] == f"boundary-audit scan {path}@{sha} --format json --no-probe"
     assert [(f["code"], f["path"], f["line"], f["class"], f["model_controlled"])
             for f in doc["findings"]] == [
         (SHELL_CODE, "agent/tools.py", SHELL_LINE, "shell-string", True),
@@ -158,7 +167,7 @@ def test_errors_have_their_exit_codes(repo: tuple[Path, str], tmp_path: Path,
                                       code: int, message: str) -> None:
     (tmp_path / "bad.json").write_text("{not json")
     fill = {"tmp": str(tmp_path), "repo": str(repo[0])}
-    rc = cli.main(["scan", "-j", "1", *(a.format(**fill) for a in argv[1:])])
+    rc = cli.main(["scan", "--no-probe", "-j", "1", *(a.format(**fill) for a in argv[1:])])
     out, err = capsys.readouterr()
     assert rc == code
     assert message.format(**fill) in err

@@ -60,7 +60,7 @@ def test_scan_help_groups_options_in_panels(capsys: pytest.CaptureFixture[str],
     out = capsys.readouterr().out
     panels = re.findall(r"╭─ (\w+) ─", out)
     assert panels == ["Arguments", "Options", "Source", "Static", "Output", "Gate"]
-    assert "[tool.boundary-audit]" in out and "probe" not in out.lower()
+    assert "[tool.boundary-audit]" in out and "--no-probe" in out
 
 
 def test_checks_lists_every_registered_check(capsys: pytest.CaptureFixture[str]) -> None:

@@ -18,7 +18,9 @@ import typer
 
 from boundary_audit.baseline import write_baseline
 from boundary_audit.errors import ExitCode, ReportError
+from boundary_audit.progress import progress_for
 from boundary_audit.report import OutputFormat, ScanReport, formatter_for, summary_line
+from boundary_audit.scan_probe import probe_report
 from boundary_audit.scan_run import StaticOptions, gate, run_static
 from boundary_audit.source import ENV_CACHE_DIR
 from boundary_audit.taxonomy import BoundaryClass, Confidence, Severity
@@ -132,6 +134,10 @@ def scan(
     no_exit_codes: Annotated[bool, typer.Option(
         "--no-exit-codes", envvar=_env("NO_EXIT_CODES"), rich_help_panel=GATE,
         help="Exit 0 even when --fail-on matches (errors keep their codes).")] = False,
+    no_probe: Annotated[bool, typer.Option(
+        "--no-probe", envvar=_env("NO_PROBE"), rich_help_panel=STATIC,
+        help="Keep the scan static: do not run the task suite through each model-controlled "
+             "finding's boundary.")] = False,
 ) -> int:
     """Statically find and classify every parser boundary in TARGET at one commit."""
     options = StaticOptions(
@@ -140,8 +146,10 @@ def scan(
         baseline=baseline, min_confidence=min_confidence, min_severity=min_severity, jobs=jobs,
     )
     progress = _progress if sys.stderr.isatty() else _quiet
-    report = run_static(replace(options, command_flags=content_flags(options, fmt)),
-                        progress=progress)
+    flags = content_flags(options, fmt) + (("--no-probe",) if no_probe else ())
+    report = run_static(replace(options, command_flags=flags), progress=progress)
+    if not no_probe:
+        report = probe_report(report, progress=progress_for())
     _emit(_render(report, fmt, output), output)
     if write_baseline_to is not None:
         write_baseline(report, write_baseline_to)

@@ -6,8 +6,9 @@ the harness's real execution path, installed into its own pinned virtual environ
 runs the task suite through a driver, `compare.py` pairs it with an adapter or a named
 transport, and `report.py` renders the result.
 
-Systems with a driver: swe-agent, langchain, autogen, terminal-bench, codex. openhands is
-known but has no driver yet; asking for it is a HarnessError that says so.
+Systems with a driver: swe-agent, langchain, autogen, openhands, terminal-bench, codex (all six
+audited systems). A system named in PLANNED has no driver yet; asking for it is a HarnessError
+that says so.
 """
 
 from __future__ import annotations
@@ -22,9 +23,7 @@ from boundary_audit.harness.transport import DriverOutcome, HarnessTransport
 SYSTEMS: dict[str, type[HarnessTransport]] = {cls.spec.name: cls for cls in DRIVERS}
 """System name -> driver transport class, in report order."""
 
-PLANNED: dict[str, str] = {
-    "openhands": "openhands-tools 1.58.2 terminal session on tmux (Python 3.12)",
-}
+PLANNED: dict[str, str] = {}
 """Audited systems whose driver is not written yet, and what it will drive."""
 
 

@@ -27,6 +27,7 @@ PROTOCOL = "boundary-audit-harness/1"
 TIMEOUT_STATUSES = frozenset({"timeout", "driver-timeout"})
 REFUSED_STATUSES = frozenset(
     {"blocked", "syntax-error", "no-code-blocks", "tool-error", "invalid-input"}
+    | {"multiple-commands", "literal-argument", "rejected", "unsupported-call"}
 )
 """Statuses where the harness refused the reply without running it (the run fails on that)."""
 

@@ -9,6 +9,7 @@ from __future__ import annotations
 from boundary_audit.harness.drivers.autogen import AutoGenHarness
 from boundary_audit.harness.drivers.codex import CodexHarness
 from boundary_audit.harness.drivers.langchain import LangChainHarness
+from boundary_audit.harness.drivers.openhands import OpenHandsHarness
 from boundary_audit.harness.drivers.swe_agent import SweAgentHarness
 from boundary_audit.harness.drivers.terminal_bench import TerminalBenchHarness
 from boundary_audit.harness.transport import HarnessTransport
@@ -17,6 +18,7 @@ DRIVERS: tuple[type[HarnessTransport], ...] = (
     SweAgentHarness,
     LangChainHarness,
     AutoGenHarness,
+    OpenHandsHarness,
     TerminalBenchHarness,
     CodexHarness,
 )

@@ -44,7 +44,7 @@ from typing import Any
 from docker.models.containers import ExecResult
 
 
-def _import_tmux_session() -> type:
+def _import_tmux_session() -> Any:
     """`terminal_bench.terminal.tmux_session.TmuxSession`, unchanged, without the package root.
 
     NOTE(h10): `terminal_bench/__init__.py` imports the benchmark harness and every agent, which

@@ -7,14 +7,12 @@ and a remote target served by a real git daemon.
 
 from __future__ import annotations
 
-import inspect
 import json
 from pathlib import Path
 
 import pytest
 
 from boundary_audit import cli
-from boundary_audit.commands import scan as scan_command
 from boundary_audit.errors import ExitCode
 from tests.support.git_daemon import GitDaemon
 from tests.support.gitrepos import add_commit, make_repo
@@ -38,13 +36,6 @@ def version():
 '''
 SHELL_LINE, NESTED_LINE = 7, 12
 SHELL_CODE, NESTED_CODE = "BA101", "BA102"
-STATIC_ONLY = ["--no-probe"] if "no_probe" in inspect.signature(scan_command.scan).parameters else []
-"""These tests are about the static scan; probing (tested with the probe stage) stays off."""
-
-
-@pytest.fixture(autouse=True)
-def _static_only(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setenv("BOUNDARY_AUDIT_NO_PROBE", "1")
 
 
 @pytest.fixture(scope="module")
@@ -56,6 +47,7 @@ def repo(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, str]:
 
 
 def _scan(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, str, str]:
+    """Run a static-only scan (probing has its own tests); return (code, stdout, stderr)."""
     rc = cli.main(["scan", "--no-probe", *args])
     out, err = capsys.readouterr()
     return rc, out, err

@@ -1,9 +1,10 @@
-"""`boundary-audit scan TARGET`: the static audit of a repository at a commit.
+"""`boundary-audit scan TARGET`: the audit of a repository at a commit.
 
-Thin: parse options into `StaticOptions`, call `run_static`, render with the chosen format to
---output or stdout, write a baseline if asked, print the one-line summary (with the resolved
-sha) to stderr, and turn --fail-on into exit code 10. Every option has a `BOUNDARY_AUDIT_*`
-environment alias.
+Thin: parse options into `StaticOptions`, call `run_static`, then (unless --no-probe) let
+`scan_probe.probe_report` measure each model-controlled finding's boundary, render with the
+chosen format to --output or stdout, write a baseline if asked, print the one-line summary
+(with the resolved sha) to stderr, and turn --fail-on into exit code 10. Every option has a
+`BOUNDARY_AUDIT_*` environment alias.
 """
 
 from __future__ import annotations
@@ -139,7 +140,8 @@ def scan(
         help="Keep the scan static: do not run the task suite through each model-controlled "
              "finding's boundary.")] = False,
 ) -> int:
-    """Statically find and classify every parser boundary in TARGET at one commit."""
+    """Find and classify every parser boundary in TARGET at one commit, and measure each
+    model-controlled one by running the task suite through it (--no-probe: static only)."""
     options = StaticOptions(
         target=target, offline=offline, refresh=refresh, cache_dir=cache_dir,
         include_constant=include_constant, no_ignores=no_ignores, config=config,

@@ -106,7 +106,7 @@ def test_compare_end_to_end_writes_both_reports(
         f"--param timeout=5 --against raw --explanations {none} --sandbox bwrap --no-baseline "
         f"--output={out_json} --output={out_md}"
     )
-    (diff,) = doc["differences"]
+    ((diff,),) = [c["differences"] for c in doc["comparisons"]]
     assert (diff["task_id"], diff["harness"]["status"], diff["against"]["passed"]) == (
         "heredoc-write-t2",
         "executed",

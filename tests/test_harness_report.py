@@ -173,7 +173,7 @@ def report():  # type: ignore[no-untyped-def]
     return build_report(
         spec=SYSTEMS["swe-agent"].spec, command="boundary-audit harness compare swe-agent",
         python_version="3.11.7", sandbox="bubblewrap 0.8.0", selection="--select x (4 tasks)",
-        harness_runs=HARNESS, baseline_runs=RAW, comparison=comparison,
+        harness_runs=HARNESS, baseline_runs=RAW, comparisons=[comparison],
     )  # fmt: skip
 
 
@@ -205,13 +205,15 @@ def test_json_report_is_deterministic_and_complete() -> None:
         "fail_to_pass": [],
     }
     assert against["transport"] == "swe-agent:default" and raw["damage_vs_raw"] == {}
-    assert doc["agreement"] == {"against": "swe-agent:default", "compared": 4, "agreeing": 2,
-                                "percent": "50.0", "unexplained": 1}  # fmt: skip
-    assert [d["explanation"] for d in doc["differences"]] == ["readline-tab", None]
-    assert doc["differences"][0]["harness"]["final_state"] == ['"a.txt" 2B "x\\n"']
-    assert doc["explanations"] == [{"id": "readline-tab", "kind": "adapter-fix",
-                                    "text": "Readline completes on a tab.",
-                                    "covers": ["oracle/heredoc-write-t2"]}]  # fmt: skip
+    (comp,) = doc["comparisons"]
+    counts = {k: v for k, v in comp.items() if k not in ("differences", "explanations")}
+    assert counts == {"against": "swe-agent:default", "compared": 4, "agreeing": 2,
+                      "percent": "50.0", "unexplained": 1}  # fmt: skip
+    assert [d["explanation"] for d in comp["differences"]] == ["readline-tab", None]
+    assert comp["differences"][0]["harness"]["final_state"] == ['"a.txt" 2B "x\\n"']
+    assert comp["explanations"] == [{"id": "readline-tab", "kind": "adapter-fix",
+                                     "text": "Readline completes on a tab.",
+                                     "covers": ["oracle/heredoc-write-t2"]}]  # fmt: skip
     assert doc["harness_statuses"] == {"oracle": {"blocked": 1, "executed": 3}}
     assert "duration_s" not in doc["runs"][0] and len(doc["runs"]) == 12
 

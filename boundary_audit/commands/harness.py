@@ -97,7 +97,7 @@ def _content_flags(o: HarnessOptions) -> list[str]:
     if o.reply_sets != ("oracle", "naive"):
         flags += [w for rs in o.reply_sets for w in ("--replies", rs)]
     flags += [w for k, v in o.params for w in ("--param", f"{k}={v}")]
-    flags += ["--against", o.against] if o.against else []
+    flags += [w for name in o.against for w in ("--against", name)]
     flags += [w for k, v in o.against_params for w in ("--against-param", f"{k}={v}")]
     flags += ["--explanations", str(o.explanations)] if o.explanations else []
     flags += ["--sandbox", o.sandbox] if o.sandbox != "auto" else []
@@ -123,9 +123,8 @@ def _summary(report: HarnessReport) -> str:
         for rs, r in sorted(report.harness.rates.items())
     )
     line = f"{report.harness.label}: {rates}"
-    if report.comparison is not None:
-        comp = report.comparison
-        line += (f"; vs {report.measurements[1].label}: {len(comp.differences)} of "
+    for comp in report.comparisons:
+        line += (f"; vs {comp.against}: {len(comp.differences)} of "
                  f"{comp.compared} differ, {len(comp.unexplained)} unexplained")
     return line
 
@@ -210,10 +209,10 @@ def run_cmd(
 @app.command("compare", no_args_is_help=True)
 def compare_cmd(
     system: SystemArg,
-    against: Annotated[str | None, typer.Option(
+    against: Annotated[list[str] | None, typer.Option(
         "--against", envvar=_env("AGAINST"), rich_help_panel=RUN,
         help="What to compare with: `adapter` (the system adapter's matching path; the "
-             "default), `adapter:PATH`, or a transport name (e.g. raw).")] = None,
+             "default), `adapter:PATH`, or a transport name, e.g. session (repeatable).")] = None,
     against_param: Annotated[list[str] | None, typer.Option(
         "--against-param", rich_help_panel=RUN, metavar="KEY=VALUE",
         help="A parameter of the --against transport (repeatable).")] = None,
@@ -229,7 +228,7 @@ def compare_cmd(
     options = HarnessOptions(
         system=system, select=select, reply_sets=tuple(replies or ("oracle", "naive")),
         params=_params(param, "--param"), sandbox=sandbox, jobs=jobs, baseline=not no_baseline,
-        offline=offline, timings=timings, compare=True, against=against,
+        offline=offline, timings=timings, compare=True, against=tuple(against or ()),
         against_params=_params(against_param, "--against-param"), explanations=explanations,
     )
     return _finish(options, fmt, output)

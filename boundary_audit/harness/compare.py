@@ -46,6 +46,11 @@ class Comparison:
     differences: tuple[Difference, ...]
 
     @property
+    def against(self) -> str:
+        """The label of what the harness was compared with."""
+        return self.against_runs[0].transport
+
+    @property
     def compared(self) -> int:
         """How many replies were run through both."""
         return len(self.harness_runs)
@@ -59,6 +64,18 @@ class Comparison:
     def unexplained(self) -> tuple[Difference, ...]:
         """Differences no written explanation covers."""
         return tuple(d for d in self.differences if d.explanation is None)
+
+
+def by_explanation(
+    diffs: Sequence[Difference],
+) -> list[tuple[Explanation | None, list[tuple[str, str]]]]:
+    """Differences grouped by the explanation covering them (keys in order), unexplained last."""
+    groups: dict[str | None, tuple[Explanation | None, list[tuple[str, str]]]] = {}
+    for d in diffs:
+        key = d.explanation.id if d.explanation else None
+        groups.setdefault(key, (d.explanation, []))[1].append(d.key)
+    named = [groups[k] for k in groups if k is not None]
+    return named + ([groups[None]] if None in groups else [])
 
 
 def pair(

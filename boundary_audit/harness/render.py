@@ -1,22 +1,23 @@
-"""Pure renderers of a `HarnessReport`: JSON (`boundary-audit/harness/v1`), Markdown, plain text.
+"""Pure renderers of a `HarnessReport` for people: Markdown and plain text (JSON: render_json).
 
-Same report in, byte-identical text out: fixed key order, families in suite order, runs in
-(transport, reply set, task) order, no timestamps, and durations only when the report was built
-with timings. Markdown is what `reports/harness/<system>.md` holds; its header carries the
-command that regenerates it.
+Same report in, byte-identical text out: families in suite order, disagreements grouped by
+their explanation, no timestamps, durations only when the report was built with timings.
+Markdown is what `reports/harness/<system>.md` holds; its header carries the command that
+regenerates it.
 """
 
 from __future__ import annotations
 
-import json
 from collections.abc import Sequence
 from fractions import Fraction
-from typing import Any
 
-from boundary_audit.harness.compare import Difference
-from boundary_audit.harness.report import SCHEMA, HarnessReport, Measurement
+from boundary_audit.harness.compare import Comparison, by_explanation
+from boundary_audit.harness.render_json import render_json
+from boundary_audit.harness.report import HarnessReport, Measurement
 from boundary_audit.harness.suite import CellRun
 from boundary_audit.metrics import format_percent, format_points
+
+__all__ = ["render_json", "render_markdown", "render_text"]
 
 
 def _rate(m: Measurement, rs: str, family: str | None = None) -> str:
@@ -27,120 +28,6 @@ def _rate(m: Measurement, rs: str, family: str | None = None) -> str:
         return f"{format_percent(rate.headline)} ({rate.tasks.count})"
     fam = rate.by_family.get(family)
     return fam.count if fam else "-"
-
-
-def _run_json(run: CellRun, timings: bool, state: bool = False) -> dict[str, Any]:
-    doc: dict[str, Any] = {
-        "task_id": run.task_id,
-        "family": run.family,
-        "tier": run.tier,
-        "core": run.core,
-        "transport": run.transport,
-        "reply_set": run.reply_set,
-        "reply_id": run.reply_id,
-        "passed": run.passed,
-        "reason": run.reason,
-        "status": run.status,
-        "detail": run.detail,
-        "exit_code": run.exit_code,
-        "timed_out": run.timed_out,
-    }
-    if timings:
-        doc["duration_s"] = run.duration_s
-    if state:
-        doc["final_state"] = list(run.final_state)
-    return doc
-
-
-def _measurement_json(m: Measurement, report: HarnessReport) -> dict[str, Any]:
-    rates = {
-        rs: {
-            "passed": r.tasks.passed,
-            "tasks": r.tasks.total,
-            "family_weighted_percent": format_percent(r.headline),
-            "by_family": {
-                f: {"passed": v.passed, "tasks": v.total}
-                for f in report.families
-                if (v := r.by_family.get(f))
-            },
-        }
-        for rs, r in sorted(m.rates.items())
-    }
-    damage = {
-        rs: {
-            "points": format_points(d.effect),
-            "pass_to_fail": list(d.pass_to_fail),
-            "fail_to_pass": list(d.fail_to_pass),
-        }
-        for rs, d in sorted(m.damage.items())
-    }
-    return {"transport": m.label, "role": m.role, "pass_rates": rates, "damage_vs_raw": damage}
-
-
-def render_json(report: HarnessReport) -> str:
-    """The machine-readable report, one JSON document ending in a newline."""
-    spec, comp = report.spec, report.comparison
-    doc: dict[str, Any] = {
-        "schema": SCHEMA,
-        "tool": f"boundary-audit {report.tool_version}",
-        "command": report.command,
-        "system": {
-            "name": spec.name,
-            "title": spec.title,
-            "version": spec.version,
-            "packages": list(spec.packages),
-            "python": report.python_version,
-            "boundary_class": spec.boundary_class.value,
-            "contract": spec.contract.value,
-            "anchors": [{"where": a.where, "what": a.what} for a in spec.anchors],
-        },
-        "sandbox": report.sandbox,
-        "selection": report.selection,
-        "reply_sets": list(report.reply_sets),
-        "measurements": [_measurement_json(m, report) for m in report.measurements],
-        "harness_statuses": {
-            rs: dict(sorted(c.items())) for rs, c in report.status_counts().items()
-        },
-        "agreement": None,
-        "differences": [],
-        "explanations": [],
-        "runs": [_run_json(r, report.timings) for m in report.measurements for r in m.runs],
-    }
-    if comp is not None:
-        doc["agreement"] = {
-            "against": report.measurements[1].label,
-            "compared": comp.compared,
-            "agreeing": comp.compared - len(comp.differences),
-            "percent": format_percent(comp.agreement_rate),
-            "unexplained": len(comp.unexplained),
-        }
-        doc["differences"] = [_difference_json(d) for d in comp.differences]
-        doc["explanations"] = [
-            {"id": e.id, "kind": e.kind, "text": e.text, "covers": [f"{rs}/{t}" for rs, t in keys]}
-            for e, keys in _by_explanation(comp.differences)
-            if e is not None
-        ]
-    return json.dumps(doc, indent=2, ensure_ascii=False) + "\n"
-
-
-def _difference_json(d: Difference) -> dict[str, Any]:
-    return {
-        "reply_set": d.harness.reply_set,
-        "task_id": d.harness.task_id,
-        "family": d.harness.family,
-        "explanation": d.explanation.id if d.explanation else None,
-        "harness": _run_json(d.harness, False, state=True),
-        "against": _run_json(d.against, False, state=True),
-    }
-
-
-def _by_explanation(diffs: Sequence[Difference]) -> list[tuple[Any, list[tuple[str, str]]]]:
-    groups: dict[str | None, tuple[Any, list[tuple[str, str]]]] = {}
-    for d in diffs:
-        key = d.explanation.id if d.explanation else None
-        groups.setdefault(key, (d.explanation, []))[1].append(d.key)
-    named = [groups[k] for k in groups if k is not None]
-    return named + ([groups[None]] if None in groups else [])
 
 
 def _table(header: Sequence[str], rows: Sequence[Sequence[str]], markdown: bool) -> list[str]:
@@ -199,7 +86,8 @@ def _document(report: HarnessReport, markdown: bool) -> list[str]:
         *[f"  - {_code(a.where, markdown)}: {a.what}" for a in spec.anchors],
     ]
     out += _rates_section(report, markdown) + _status_section(report, markdown)
-    out += _comparison_section(report, markdown)
+    for comp in report.comparisons:
+        out += _comparison_section(report, comp, markdown)
     if report.timings:
         out += _timings_section(report, markdown)
     return out
@@ -250,11 +138,8 @@ def _status_section(report: HarnessReport, markdown: bool) -> list[str]:
     ]
 
 
-def _comparison_section(report: HarnessReport, markdown: bool) -> list[str]:
-    comp = report.comparison
-    if comp is None:
-        return []
-    against = report.measurements[1].label
+def _comparison_section(report: HarnessReport, comp: Comparison, markdown: bool) -> list[str]:
+    against = comp.against
     agree = comp.compared - len(comp.differences)
     out = [
         "",
@@ -265,7 +150,7 @@ def _comparison_section(report: HarnessReport, markdown: bool) -> list[str]:
         f"{len(comp.unexplained)} without a written explanation.",
     ]
     by_key = {d.key: d for d in comp.differences}
-    for expl, keys in _by_explanation(comp.differences):
+    for expl, keys in by_explanation(comp.differences):
         title = f"{expl.id} ({expl.kind})" if expl else "UNEXPLAINED"
         out += ["", _heading(title, 3, markdown), ""]
         if expl:

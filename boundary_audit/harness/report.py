@@ -1,9 +1,10 @@
 """The harness report: what one system's real harness did to the task suite, as pure data.
 
-`build_report` gathers a real-harness run (and optionally the `raw` baseline and a comparison
-with an adapter or transport) into a `HarnessReport`; the renderers in `render.py` turn it into
-JSON, Markdown or plain text without running anything. Rates and damage come from `metrics`
-(family-weighted, one rounding rule); families are listed in the task suite's order.
+`build_report` gathers a real-harness run (and optionally the `raw` baseline and comparisons
+with the adapter or other transports) into a `HarnessReport`; the renderers (`render.py`,
+`render_json.py`) turn it into JSON, Markdown or plain text without running anything. Rates
+and damage come from `metrics` (family-weighted, one rounding rule); families are listed in
+the task suite's order.
 """
 
 from __future__ import annotations
@@ -50,8 +51,8 @@ class HarnessReport:
     families: tuple[str, ...]
     """Families in suite order."""
     measurements: tuple[Measurement, ...]
-    """harness first, then against, then baseline (those that ran)."""
-    comparison: Comparison | None
+    """harness first, then each compared transport, then the baseline (those that ran)."""
+    comparisons: tuple[Comparison, ...]
     timings: bool = False
     tool_version: str = __version__
 
@@ -91,14 +92,14 @@ def build_report(
     selection: str,
     harness_runs: Sequence[CellRun],
     baseline_runs: Sequence[CellRun] = (),
-    comparison: Comparison | None = None,
+    comparisons: Sequence[Comparison] = (),
     timings: bool = False,
 ) -> HarnessReport:
     """Assemble the report from runs already made (nothing is executed here)."""
     measurements = [_measure(harness_runs[0].transport, "harness", harness_runs, baseline_runs)]
-    if comparison is not None:
+    for comparison in comparisons:
         runs = comparison.against_runs
-        measurements.append(_measure(runs[0].transport, "against", runs, baseline_runs))
+        measurements.append(_measure(comparison.against, "against", runs, baseline_runs))
     if baseline_runs:
         measurements.append(_measure(BASELINE, "baseline", baseline_runs, ()))
     families = tuple(dict.fromkeys(r.family for r in harness_runs))
@@ -111,6 +112,6 @@ def build_report(
         reply_sets=tuple(sorted({r.reply_set for r in harness_runs})),
         families=families,
         measurements=tuple(measurements),
-        comparison=comparison,
+        comparisons=tuple(comparisons),
         timings=timings,
     )

@@ -2,8 +2,9 @@
 
 `run_harness(options)` installs the system's driver if needed (never with `offline`), loads the
 selected tasks and reply sets, opens the sandbox, runs the suite through the real harness, the
-`raw` baseline (unless disabled) and, for a comparison, the transport the harness is compared
-with, then assembles the report. Nothing here prints; progress goes to callbacks.
+`raw` baseline (unless disabled) and, for a comparison, each transport the harness is compared
+with (the system's adapter by default), then assembles the report. Nothing here prints;
+progress goes to callbacks.
 """
 
 from __future__ import annotations
@@ -45,10 +46,11 @@ class HarnessOptions:
     offline: bool = False
     timings: bool = False
     compare: bool = False
-    against: str | None = None
-    """What to compare with: `adapter` (default: the system adapter's path this driver
-    reproduces), `adapter:<path id>`, or a transport name."""
+    against: tuple[str, ...] = ()
+    """What to compare with, each: `adapter` (the system adapter's path this driver
+    reproduces; the default), `adapter:<path id>`, or a transport name."""
     against_params: Params = ()
+    """Parameters of the named (non-adapter) transports in `against`."""
     explanations: Path | None = None
     """A user's explanations file instead of the packaged one."""
     command: str = field(default="", compare=False)
@@ -64,9 +66,7 @@ def run_harness(
     """Run the suite through `options.system`'s real harness (and what it is compared with)."""
     cls = driver_class(options.system)
     harness = cls(**dict(options.params))
-    against = None
-    if options.compare:
-        against = against_transport(harness, options.against, dict(options.against_params))
+    againsts = against_transports(harness, options) if options.compare else []
     found = install(cls.spec, offline=options.offline, progress=notice)
     tasks = load_tasks(options.select)
     reply_sets = [load_reply_set(name, tasks) for name in options.reply_sets]
@@ -87,7 +87,7 @@ def run_harness(
     try:
         harness_runs = suite(harness)
         baseline_runs = suite(make_transport(BASELINE)) if options.baseline else []
-        comparison = pair(harness_runs, suite(against), explanations) if against else None
+        comparisons = [pair(harness_runs, suite(t), explanations) for t in againsts]
         described = sandbox.describe()
     finally:
         sandbox.close()
@@ -99,20 +99,29 @@ def run_harness(
         selection=_selection(options.select, len(tasks)),
         harness_runs=harness_runs,
         baseline_runs=baseline_runs,
-        comparison=comparison,
+        comparisons=comparisons,
         timings=options.timings,
     )
 
 
-def against_transport(
-    harness: HarnessTransport, against: str | None, params: dict[str, str]
-) -> Transport:
-    """The system's adapter path (`adapter`, `adapter:<path id>`) or a named transport."""
-    name = against or "adapter"
-    if name != "adapter" and not name.startswith("adapter:"):
-        return make_transport(name, **params)
-    if params:
-        raise UsageError("--against-param sets a transport's parameters; an adapter has its own")
+def against_transports(harness: HarnessTransport, options: HarnessOptions) -> list[Transport]:
+    """What `options.against` names: the system's adapter paths and named transports."""
+    names = options.against or ("adapter",)
+    params = dict(options.against_params)
+    named = [n for n in names if not _is_adapter(n)]
+    if params and not named:
+        raise UsageError("--against-param sets a named transport's parameters; none was named")
+    return [
+        _adapter_transport(harness, n) if _is_adapter(n) else make_transport(n, **params)
+        for n in names
+    ]
+
+
+def _is_adapter(name: str) -> bool:
+    return name == "adapter" or name.startswith("adapter:")
+
+
+def _adapter_transport(harness: HarnessTransport, name: str) -> Transport:
     from boundary_audit.adapters import AdapterTransport, load_adapters
 
     adapter = load_adapters([harness.spec.name])[0]

@@ -28,7 +28,7 @@ if TYPE_CHECKING:
 
 MAX_HOPS = 2
 """How many file boundaries one trace may cross."""
-MAX_FILES = 25
+MAX_FILES = 12
 """Candidate files examined per function."""
 GENERIC_NAMES = frozenset(
     {
@@ -124,7 +124,7 @@ class Corpus:
 
     def param_values(self, engine: Engine, fn: Function, name: str) -> list[AValue]:
         """Values passed to parameter `name` of `fn` by calls in other files."""
-        if fn.name in GENERIC_NAMES or len(fn.name) < 4 or fn.key == -1:
+        if fn.name in GENERIC_NAMES or len(fn.name) < 4 or fn.key == -1 or fn.name.startswith("_"):
             return []
         key = (engine.path, fn.key, name)
         if key in self._params:

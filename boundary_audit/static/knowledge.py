@@ -301,9 +301,16 @@ def is_command_name(name: str) -> bool:
     return bool(COMMAND_NAME.match(name))
 
 
+_SUFFIX_BY_LAST: dict[str, tuple[str, ...]] = {}
+for _s in LLM_CALL_SUFFIXES:
+    _last = _s.rsplit(".", 1)[-1]
+    _SUFFIX_BY_LAST[_last] = (*_SUFFIX_BY_LAST.get(_last, ()), _s)
+
+
 def llm_call(name: str) -> bool:
     """True if a dotted callee name is an LLM client call."""
-    if any(name == s or name.endswith("." + s) for s in LLM_CALL_SUFFIXES):
+    suffixes = _SUFFIX_BY_LAST.get(name.rsplit(".", 1)[-1], ())
+    if any(name == s or name.endswith("." + s) for s in suffixes):
         return True
     receiver, _, method = name.rpartition(".")
     return method in LLM_GENERIC_METHODS and bool(receiver) and bool(LLM_RECEIVER.search(receiver))

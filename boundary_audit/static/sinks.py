@@ -135,7 +135,7 @@ def evaluate_sink(site: SinkSite, ctx: FileContext) -> Result | None:
         verdict = C.shell_string(eng.value(_need(site.value)), BC.SHELL_STRING, cc)
     elif kind in ("stdin", "stdin-oneshot", "stdin-handle"):
         verdict = _stdin(site, ctx, cc)
-    elif kind in ("session", "pty"):
+    elif kind in ("session", "session-handle", "pty"):
         verdict = _session(site, ctx, cc)
     elif kind == "tty":
         verdict = C.written_value(eng.value(_need(site.value)), BC.TTY_KEYSTROKES, cc)
@@ -148,7 +148,7 @@ def evaluate_sink(site: SinkSite, ctx: FileContext) -> Result | None:
     return _finding(site, verdict, ctx), verdict.fixed
 
 
-_BY_METHOD_NAME = frozenset({"remote", "session", "tty", "remote-argv", "docker"})
+_BY_METHOD_NAME = frozenset({"remote", "session", "session-handle", "tty", "remote-argv", "docker"})
 """Sink kinds recognised by a method name (`run`, `exec`, `sendline`, `send_keys`...)."""
 
 
@@ -242,7 +242,7 @@ def _session(site: SinkSite, ctx: FileContext, cc: C.Context) -> C.Verdict | Non
     is_shell, handle = (
         C.receiver_shell(eng.value(site.receiver)) if site.receiver is not None else (None, None)
     )
-    if is_shell is False:
+    if is_shell is False or (site.kind == "session-handle" and handle is None):
         return None
     if site.kind == "pty":
         if handle is None or not handle.pty:

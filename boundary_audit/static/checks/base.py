@@ -33,6 +33,7 @@ SINK_KINDS = frozenset(
         "stdin-oneshot",
         "stdin-handle",
         "session",
+        "session-handle",
         "pty",
         "tty",
         "remote",

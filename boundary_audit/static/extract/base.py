@@ -48,6 +48,7 @@ class Extractor:
         self._filled: set[int] = set()
         self._calls: dict[str, list[ts.Node]] | None = None
         self._all_functions: list[Function] | None = None
+        self._named: dict[str, list[Function]] = {}
         self._depth = 0
         self.imports: dict[str, str] = self.extract_imports()
 
@@ -134,6 +135,12 @@ class Extractor:
 
     def functions_named(self, name: str) -> list[Function]:
         """Functions and methods called `name` in this file (found by text, not by a tree walk)."""
+        hit = self._named.get(name)
+        if hit is None:
+            hit = self._named[name] = self._functions_named(name)
+        return hit
+
+    def _functions_named(self, name: str) -> list[Function]:
         found: dict[int, Function] = {}
         for node in self.name_nodes(name):
             cur = node.parent
@@ -182,15 +189,29 @@ class Extractor:
             start = self.data.find(needle, end)
         return out
 
+    DESCEND: frozenset[str] = frozenset()
+    """Statement-level node types whose children hold further statements. Definitions are
+    looked for only there: expressions are visited but not walked into."""
+
     def filled(self, fn: Function) -> Function:
         """`fn` with its definitions, returns and blocks extracted."""
         if fn.key not in self._filled:
             self._filled.add(fn.key)
             body = self.body_of(fn)
             if body is not None:
-                for node in self.iter_nodes(body, stop=self.SCOPE_STOP):
+                for node in self.statements(body):
                     self.visit(fn, node)
         return fn
+
+    def statements(self, top: ts.Node) -> Iterator[ts.Node]:
+        """`top` and the statement-level nodes below it, not entering other scopes."""
+        stack = [top]
+        while stack:
+            node = stack.pop()
+            yield node
+            if node is not top and (node.type in self.SCOPE_STOP or node.type not in self.DESCEND):
+                continue
+            stack.extend(reversed(node.children))
 
     def body_of(self, fn: Function) -> ts.Node | None:
         """The node whose statements make up `fn` (the root for the module)."""

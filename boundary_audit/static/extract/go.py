@@ -54,6 +54,26 @@ class GoExtractor(Extractor):
     SCOPE_STOP = FUNCTION_TYPES
     CALL_TYPES = frozenset({"call_expression"})
     FUNCTION_QUERY = "[(function_declaration) (method_declaration)] @fn"
+    DESCEND = frozenset(
+        {
+            "source_file",
+            "block",
+            "statement_list",
+            "if_statement",
+            "for_statement",
+            "expression_switch_statement",
+            "type_switch_statement",
+            "expression_case",
+            "default_case",
+            "type_case",
+            "select_statement",
+            "communication_case",
+            "labeled_statement",
+            "var_declaration",
+            "var_spec_list",
+            "expression_statement",
+        }
+    )
 
     def convert(self, node: ts.Node) -> Expr:
         span = Span.of(node)

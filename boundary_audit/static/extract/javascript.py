@@ -84,6 +84,30 @@ class JavaScriptExtractor(Extractor):
         "[(function_declaration) (function_expression) (arrow_function) "
         "(method_definition) (generator_function_declaration)] @fn"
     )
+    DESCEND = frozenset(
+        {
+            "program",
+            "statement_block",
+            "expression_statement",
+            "lexical_declaration",
+            "variable_declaration",
+            "if_statement",
+            "else_clause",
+            "for_statement",
+            "for_in_statement",
+            "while_statement",
+            "do_statement",
+            "try_statement",
+            "catch_clause",
+            "finally_clause",
+            "switch_statement",
+            "switch_body",
+            "switch_case",
+            "switch_default",
+            "labeled_statement",
+            "export_statement",
+        }
+    )
 
     # -- expressions ------------------------------------------------------------------------
     def convert(self, node: ts.Node) -> Expr:

@@ -46,6 +46,27 @@ class PythonExtractor(Extractor):
     SCOPE_STOP = frozenset({"function_definition", "class_definition", "lambda"})
     CALL_TYPES = frozenset({"call"})
     FUNCTION_QUERY = "(function_definition) @fn"
+    DESCEND = frozenset(
+        {
+            "module",
+            "block",
+            "expression_statement",
+            "if_statement",
+            "elif_clause",
+            "else_clause",
+            "for_statement",
+            "while_statement",
+            "try_statement",
+            "except_clause",
+            "except_group_clause",
+            "finally_clause",
+            "with_statement",
+            "with_clause",
+            "match_statement",
+            "case_clause",
+            "decorated_definition",
+        }
+    )
 
     # -- expressions ------------------------------------------------------------------------
     def convert(self, node: ts.Node) -> Expr:

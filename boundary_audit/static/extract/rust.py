@@ -77,6 +77,24 @@ class RustExtractor(RustMacros, Extractor):
     )
     CALL_TYPES = frozenset({"call_expression"})
     FUNCTION_QUERY = "(function_item) @fn"
+    DESCEND = frozenset(
+        {
+            "source_file",
+            "block",
+            "expression_statement",
+            "if_expression",
+            "else_clause",
+            "match_expression",
+            "match_block",
+            "match_arm",
+            "for_expression",
+            "while_expression",
+            "loop_expression",
+            "unsafe_block",
+            "async_block",
+            "let_chain",
+        }
+    )
 
     def convert(self, node: ts.Node) -> Expr:
         span = Span.of(node)

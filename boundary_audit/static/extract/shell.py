@@ -58,6 +58,27 @@ class ShellExtractor(Extractor):
     CALL_TYPES = frozenset({"command"})
     CALLEE_FIELD = "name"
     FUNCTION_QUERY = "(function_definition) @fn"
+    DESCEND = frozenset(
+        {
+            "program",
+            "compound_statement",
+            "if_statement",
+            "elif_clause",
+            "else_clause",
+            "for_statement",
+            "c_style_for_statement",
+            "while_statement",
+            "do_group",
+            "case_statement",
+            "case_item",
+            "list",
+            "pipeline",
+            "subshell",
+            "redirected_statement",
+            "declaration_command",
+            "negated_command",
+        }
+    )
 
     # -- words ------------------------------------------------------------------------------
     def convert(self, node: ts.Node) -> Expr:

@@ -1,12 +1,20 @@
 ; BA202 shell-session-input (Python): commands sent into a persistent shell.
 
-; pexpect: child.sendline(cmd) / child.send(cmd)
+; pexpect: child.sendline(cmd)
 (call
   function: (attribute
     object: (_) @sink.session
     attribute: (identifier) @_m)
   arguments: (argument_list . (_) @arg)
-  (#any-of? @_m "sendline" "send")) @span
+  (#eq? @_m "sendline")) @span
+
+; pexpect: child.send(cmd), only when `child` resolves to a spawned process
+(call
+  function: (attribute
+    object: (_) @sink.session-handle
+    attribute: (identifier) @_m)
+  arguments: (argument_list . (_) @arg)
+  (#eq? @_m "send")) @span
 
 ; SWE-ReX style: runtime.run_in_session(BashAction(command=cmd))
 (call

@@ -148,7 +148,8 @@ def _run(options: HarnessOptions, fmt: str, outputs: list[Path]) -> int:
     return int(ExitCode.OK)
 
 
-SystemArg = Annotated[str, typer.Argument(help="The system: swe-agent, langchain or autogen.")]
+SystemArg = Annotated[str, typer.Argument(
+    help="The system: swe-agent, langchain, autogen, openhands, terminal-bench or codex.")]
 SelectOpt = Annotated[str | None, typer.Option(
     "--select", envvar=_env("SELECT"), rich_help_panel=RUN,
     help="Tasks to run (id, family, glob, `core`, `boundary`); default: all of them.")]

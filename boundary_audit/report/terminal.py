@@ -1,9 +1,9 @@
-"""The default output: a rich table of active findings, a summary line and the skipped inputs.
+"""The default output: a rich table of active findings, the counts and the skipped inputs.
 
-Rendered into a string through a private rich `Console` whose environment is empty, so the
-same report gives the same text whatever the caller's terminal, `COLUMNS` or `NO_COLOR`; only
-the `color` and `width` arguments change it. Suppressed findings are counted, not listed (the
-machine formats list them). The one-line summary with the full sha is the CLI's stderr line.
+Rendered into a string through `console.isolated_console`, so the same report gives the same
+text whatever the caller's terminal, `COLUMNS` or `NO_COLOR`; only the `color` and `width`
+arguments change it. Suppressed findings are counted, not listed (the machine formats list
+them). The one-line summary with the full sha is the CLI's stderr line.
 """
 
 from __future__ import annotations
@@ -11,11 +11,11 @@ from __future__ import annotations
 import io
 from functools import partial
 
-from rich.console import Console
 from rich.table import Table
 from rich.text import Text
 
 from boundary_audit.finding import Finding
+from boundary_audit.report.console import isolated_console
 from boundary_audit.report.interface import ReportFormat
 from boundary_audit.report.model import ScanReport, evidence_text, plural
 
@@ -68,17 +68,10 @@ class TerminalFormat(ReportFormat):
         self.color = color
         self.width = width
 
-    def _console(self, buf: io.StringIO) -> Console:
-        return Console(
-            file=buf, width=self.width, color_system="standard" if self.color else None,
-            force_terminal=self.color, no_color=not self.color, highlight=False, emoji=False,
-            markup=False, legacy_windows=False, soft_wrap=False, _environ={},
-        )
-
     def render(self, report: ScanReport) -> str:
         """Header, findings table (or "no active findings"), counts, skipped inputs."""
         buf = io.StringIO()
-        out = self._console(buf)
+        out = isolated_console(buf, width=self.width, color=self.color)
         out.print(Text(f"boundary-audit {report.tool_version}: static scan of "
                        f"{report.target_name}", style="bold"), soft_wrap=True)
         out.print(f"commit {report.commit or '(none)'}  url {report.url}", soft_wrap=True)

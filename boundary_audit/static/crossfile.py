@@ -13,6 +13,7 @@ tracing stays cheap and deterministic.
 
 from __future__ import annotations
 
+import bisect
 from collections import OrderedDict
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
@@ -86,6 +87,7 @@ class Corpus:
     _extractors: OrderedDict[str, Extractor | None] = field(default_factory=OrderedDict)
     _params: dict[tuple[str, int, str], list[AValue]] = field(default_factory=dict)
     _found: dict[tuple[str | None, bytes], list[str]] = field(default_factory=dict)
+    _blobs: dict[str | None, tuple[bytes, list[int], list[str]]] = field(default_factory=dict)
 
     def extractor(self, path: str) -> Extractor | None:
         """The (cached) extractor of another file, or None if it cannot be analysed."""
@@ -108,12 +110,29 @@ class Corpus:
         family = FAMILY.get(lang)
         key = (family, needle)
         if key not in self._found:
-            self._found[key] = [
-                p
-                for p, (lg, data) in sorted(self.files.items())
-                if FAMILY.get(lg) == family and needle in data
-            ]
+            blob, starts, paths = self.blob(family)
+            hits: list[str] = []
+            at = blob.find(needle)
+            while at >= 0:
+                index = bisect.bisect_right(starts, at) - 1
+                hits.append(paths[index])
+                nxt = starts[index + 1] if index + 1 < len(starts) else len(blob)
+                at = blob.find(needle, nxt)
+            self._found[key] = hits
         return [p for p in self._found[key] if p != exclude][:MAX_FILES]
+
+    def blob(self, family: str | None) -> tuple[bytes, list[int], list[str]]:
+        """All files of a language family joined (NUL-separated), with their start offsets."""
+        cached = self._blobs.get(family)
+        if cached is None:
+            paths = [p for p, (lg, _) in sorted(self.files.items()) if FAMILY.get(lg) == family]
+            starts, parts, pos = [], [], 0
+            for p in paths:
+                starts.append(pos)
+                parts.append(self.files[p][1])
+                pos += len(self.files[p][1]) + 1
+            cached = self._blobs[family] = (b"\0".join(parts), starts, paths)
+        return cached
 
     def engine_for(self, ex: Extractor, hops: int) -> Engine:
         from boundary_audit.static.dataflow import Engine

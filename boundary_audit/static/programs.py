@@ -130,12 +130,13 @@ INERT_CALLS = (
 """Callee-name prefixes whose results cannot carry model text (ids, times, counts, hashes)."""
 
 
+_INERT_EXACT = frozenset(p for p in INERT_CALLS if not p.endswith((".", "_")))
+_INERT_PREFIXES = tuple(p for p in INERT_CALLS if p.endswith((".", "_")))
+
+
 def inert_call(name: str) -> bool:
     """True if the call's result is computed data that cannot carry a command."""
-    return any(
-        name == p or (p.endswith(".") or p.endswith("_")) and name.startswith(p)
-        for p in INERT_CALLS
-    )
+    return name in _INERT_EXACT or name.startswith(_INERT_PREFIXES)
 
 
 CONSTANT_ATTRS: dict[str, str] = {

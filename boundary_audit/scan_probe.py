@@ -113,6 +113,27 @@ def _evidence(records: Sequence[object], label: str, reply_set: str) -> Evidence
     return Evidence(label, reply_set, len(hit), sum(raw[t] for t in hit), sum(hit.values()))
 
 
+def choose_transports(findings: Sequence[Finding], sink_text: Mapping[Location, str]
+                      ) -> dict[int, Transport]:
+    """`id(finding)` -> its transport, for every active model-controlled finding; findings
+    with the same transport label share one instance."""
+    shared: dict[str, Transport] = {}
+    chosen: dict[int, Transport] = {}
+    for f in findings:
+        if f.model_controlled and f.suppressed is None:
+            t = transport_for(f, sink_text.get(f.primary, ""))
+            chosen[id(f)] = shared.setdefault(t.label, t)
+    return chosen
+
+
+def attach_evidence(findings: Sequence[Finding], chosen: Mapping[int, Transport],
+                    records: Sequence[object], reply_sets: Sequence[str]) -> tuple[Finding, ...]:
+    """Every finding whose transport ran, with its evidence (and confidence rule applied)."""
+    ran = {r.transport for r in records}  # type: ignore[attr-defined]
+    return tuple(_measured(f, chosen[id(f)].label if id(f) in chosen else None, records,
+                           reply_sets, ran) for f in findings)
+
+
 def probe_findings(
     findings: Sequence[Finding],
     sink_text: Mapping[Location, str],
@@ -122,33 +143,25 @@ def probe_findings(
     note: Callable[[str], None] | None = None,
 ) -> ProbeOutcome:
     """Measure every active model-controlled finding's boundary; return them with evidence."""
-    targets = [f for f in findings if f.model_controlled and f.suppressed is None]
-    if not targets:
+    chosen = choose_transports(findings, sink_text)
+    if not chosen:
         return ProbeOutcome(tuple(findings))
-    chosen: dict[int, Transport] = {id(f): transport_for(f, sink_text.get(f.primary, ""))
-                                    for f in targets}
-    by_label: dict[str, Transport] = {}
-    for t in chosen.values():
-        by_label.setdefault(t.label, t)
+    by_label = {t.label: t for t in chosen.values() if t.label != BASELINE}
     tasks = load_tasks(settings.select)
     sets = [load_reply_set(s, tasks) for s in settings.replies]
-    notes: list[str] = []
     with make_sandbox(settings.sandbox, Limits(timeout_s=settings.timeout_s)) as sandbox:
-        extra = [t for label, t in by_label.items() if label != BASELINE]
-        transports = [make_transport(BASELINE), *extra]
+        transports = [make_transport(BASELINE), *by_label.values()]
         cells, skipped = plan_cells(tasks, sets, transports, sandbox)
-        notes += [f"not probed through {s.transport}: {s.reason}" for s in skipped]
         (note or (lambda _m: None))(f"probing {len(by_label)} boundaries, {len(cells)} runs")
         try:
             records = run_cells(cells, sandbox, jobs=settings.jobs, progress=progress)
         finally:
             for t in transports:
                 t.close()
-    ran = {r.transport for r in records}
-    labels = {key: t.label for key, t in chosen.items()}
-    out = [_measured(f, labels.get(id(f)), records, [s.name for s in sets], ran)
-           for f in findings]
-    return ProbeOutcome(tuple(out), tuple(notes), tuple(sorted(ran, key=lambda x: x != BASELINE)))
+    notes = tuple(f"not probed through {s.transport}: {s.reason}" for s in skipped)
+    ran = sorted({r.transport for r in records}, key=lambda x: (x != BASELINE, x))
+    out = attach_evidence(findings, chosen, records, [s.name for s in sets])
+    return ProbeOutcome(out, notes, tuple(ran))
 
 
 def _measured(f: Finding, label: str | None, records: Sequence[object], sets: Sequence[str],

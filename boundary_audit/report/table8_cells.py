@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from boundary_audit.metrics import UNICODE_MINUS
-from boundary_audit.probes.model import MISSING, ProbeFact
+from boundary_audit.probes.model import MISSING, UNEXPECTED, ProbeFact
 from boundary_audit.table8.model import Measure, Row, Table8Report
 
 MARK = "⚑"
@@ -34,7 +34,7 @@ def system_cell(row: Row) -> str:
 
 def contract_cell(row: Row) -> str:
     """`native` or `native (study: raw)`."""
-    if row.study_contract != row.contract and not row.extra:
+    if row.study_contract and row.study_contract != row.contract and not row.extra:
         return f"{row.contract} (study: {row.study_contract})"
     return row.contract
 
@@ -54,8 +54,10 @@ def anchor_cell(row: Row) -> str:
 
 
 def fact_phrase(fact: ProbeFact) -> str:
-    """`login=yes`, `quoting=missing`."""
-    return f"{fact.probe}={fact.value if fact.outcome == 'unexpected' else fact.outcome}"
+    """`login=yes`, `quoting=missing`, and an undeclared value quoted: `cwd=''`."""
+    if fact.outcome == UNEXPECTED:
+        return f"{fact.probe}={fact.value!r}"
+    return f"{fact.probe}={fact.outcome}"
 
 
 def differing_facts(row: Row, baseline: Sequence[ProbeFact]) -> list[ProbeFact]:
@@ -73,7 +75,8 @@ def observed_cell(row: Row, report: Table8Report) -> str:
     silent = [f.probe for f in diff if f.outcome == MISSING]
     if silent:
         shown.append(f"no canary from {', '.join(silent)}")
-    return f"{row.observed}. Probes vs bash -c: {', '.join(shown) or 'same as bash -c'}"
+    said = row.observed.rstrip(". ")
+    return f"{said}. Probes vs bash -c: {', '.join(shown) or 'same as bash -c'}"
 
 
 def layers_cell(row: Row) -> str:

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from enum import Enum
+from enum import StrEnum
 from typing import Protocol
 
 from boundary_audit.report.table8_json import Table8Json
@@ -11,7 +11,7 @@ from boundary_audit.report.table8_terminal import Table8Terminal
 from boundary_audit.table8.model import Table8Report
 
 
-class Table8Format(str, Enum):
+class Table8Format(StrEnum):
     """`boundary-audit table8 --format`."""
 
     TERMINAL = "terminal"

@@ -85,6 +85,7 @@ def report_json(r: Table8Report) -> dict[str, Any]:
     """The whole report in the v1 shape."""
     return {
         "schema": r.schema,
+        "title": r.title,
         "tool": {"name": "boundary-audit", "version": r.tool_version},
         "command": r.command,
         "sandbox": r.sandbox,

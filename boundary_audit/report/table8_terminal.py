@@ -59,7 +59,7 @@ class Table8Terminal:
         """Header, the table, variants, marks and notes."""
         buf = io.StringIO()
         out = self._console(buf)
-        out.print(Text(f"boundary-audit {report.tool_version}: Table 8 over "
+        out.print(Text(f"boundary-audit {report.tool_version}: {report.title}, over "
                        f"{report.task_count} tasks ({report.core_count} core), replies "
                        f"{', '.join(report.reply_sets)}, baseline {report.baseline}, "
                        f"sandbox {report.sandbox}", style="bold"))

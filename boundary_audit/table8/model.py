@@ -147,6 +147,7 @@ class Table8Report:
     """What the probes show through the baseline itself (what every row is compared with)."""
     variants: tuple[Row, ...] = ()
     notes: tuple[str, ...] = ()
+    title: str = "Table 8, measured: command boundaries of the audited agent systems"
     schema: str = SCHEMA
 
     @property

@@ -6,6 +6,6 @@ from collections.abc import Callable
 
 import typer
 
-from boundary_audit.commands import checks, harness, probe, scan, source, table8, tasks
+from boundary_audit.commands import checks, default, harness, probe, scan, source, table8, tasks
 
-COMMANDS: list[Callable[[typer.Typer], None]] = [scan.register, checks.register, harness.register, probe.register, table8.register, tasks.register, source.register]
+COMMANDS: list[Callable[[typer.Typer], None]] = [scan.register, checks.register, harness.register, probe.register, table8.register, default.register, tasks.register, source.register]

@@ -163,3 +163,23 @@ def test_guards_never_skip_a_file_the_guarded_query_would_match() -> None:
                 checked += 1
                 assert check.guard.search(data), f"{check.code} guard misses {path.name}"
     assert checked >= 10
+
+
+def test_the_sink_prefilter_never_skips_a_file_with_a_sink_match() -> None:
+    from boundary_audit.static.analyze import SINK_NAMES
+    from boundary_audit.static.parsing import detect_language, parse
+    from boundary_audit.static.prefilter import may_have_sinks
+    from boundary_audit.static.queries import bundle as make_bundle
+
+    roots = [FIXTURES, Path(__file__).resolve().parent.parent / "specimens"]
+    matched = 0
+    for path in sorted(p for r in roots for p in r.rglob("*") if p.is_file()):
+        data = path.read_bytes()
+        lang = detect_language(path.name, data[:256])
+        if lang is None:
+            continue
+        if make_bundle(lang, SINK_NAMES).run(parse(lang, data).root_node):
+            matched += 1
+            assert may_have_sinks(QUERY_DIALECT[lang], data), f"prefilter skips {path.name}"
+    assert matched >= 60
+    assert not may_have_sinks("python", b"def helper(items):\n    return sorted(items)\n")

@@ -19,7 +19,8 @@ from boundary_audit.static.checks import BY_CODE, CHECKS
 from boundary_audit.static.checks.base import CommentSite, SinkSite, Site, TemplateSite, WriteSite
 from boundary_audit.static.dataflow import Engine
 from boundary_audit.static.extract import extractor_for
-from boundary_audit.static.parsing import TooDeep, parse, utf8_safe
+from boundary_audit.static.parsing import QUERY_DIALECT, TooDeep, parse, utf8_safe
+from boundary_audit.static.prefilter import may_have_sinks
 from boundary_audit.static.queries import bundle
 from boundary_audit.static.sinks import FileContext, evaluate_sink
 from boundary_audit.static.templates import serialized_templates
@@ -46,7 +47,10 @@ def collect_sites(lang: str, root: ts.Node, data: bytes | None = None) -> list[S
     need (wrapping literals, file writes); guarded checks run only where their bytes occur.
     Without `data`, every check runs.
     """
-    sites = _run(lang, SINK_NAMES, root)
+    if data is None or may_have_sinks(QUERY_DIALECT[lang], data):
+        sites = _run(lang, SINK_NAMES, root)
+    else:
+        sites = []
     if data is None or any(isinstance(s, SinkSite) for s in sites):
         sites += _run(lang, AUX_NAMES, root)
     for check in GUARDED:

@@ -53,6 +53,18 @@ def run_matrix(
     return Matrix(records, tuple(skipped))
 
 
+REASON_LIMIT = 160
+
+
+def short_reason(reason: str) -> str:
+    """The validator's reason without the byte excerpts, which may hold run-dependent text
+    (a broken reply can print `date` or a temp path into a file): what differed, not how."""
+    first = reason.splitlines()[0] if reason else ""
+    cut = first.find(": expected ")
+    kept = first if cut < 0 else first[:cut]
+    return kept if len(kept) <= REASON_LIMIT else kept[: REASON_LIMIT - 1] + "…"
+
+
 def _points(value: object) -> float:
     return float(round_half_away(to_points(value)))  # type: ignore[arg-type]
 
@@ -72,7 +84,7 @@ def measure(records: Sequence[RunRecord], label: str, reply_set: str) -> Measure
         (FamilyDamage(f, _points(v)) for f, v in dmg.by_family.items() if v != 0),
         key=lambda fd: (fd.points, fd.family),
     )
-    reasons = {r.task_id: r.reason.splitlines()[0] if r.reason else ""
+    reasons = {r.task_id: short_reason(r.reason)
                for r in mine if r.transport == label and not r.passed}
     raw_pass = {r.task_id for r in mine if r.transport == BASELINE and r.passed}
     scoped = {r.task_id for r in core}

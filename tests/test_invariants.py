@@ -47,17 +47,30 @@ def core() -> tuple[Task, ...]:
 
 def outcomes(sandbox: Sandbox, tasks: tuple[Task, ...], name: str, replies: str) -> Outcomes:
     """Run every task's `replies` reply (oracle or naive) through transport `name`."""
-    transport = make_transport(name)
+    return outcome_sets(sandbox, tasks, [(name, replies)])[(name, replies)]
 
-    def one(task: Task) -> tuple[str, tuple[bool, str]]:
-        verdict, _ = run_task(task, getattr(task, replies), transport, sandbox)
-        return task.id, (verdict.passed, verdict.reason)
 
+def outcome_sets(
+    sandbox: Sandbox, tasks: tuple[Task, ...], cells: list[tuple[str, str]]
+) -> dict[tuple[str, str], Outcomes]:
+    """Outcomes of several (transport, reply set) cells, all run in one thread pool."""
+    transports = {name: make_transport(name) for name, _ in cells}
+
+    def one(job: tuple[str, str, Task]) -> tuple[tuple[str, str], str, tuple[bool, str]]:
+        name, replies, task = job
+        verdict, _ = run_task(task, getattr(task, replies), transports[name], sandbox)
+        return (name, replies), task.id, (verdict.passed, verdict.reason)
+
+    found: dict[tuple[str, str], Outcomes] = {cell: {} for cell in cells}
+    jobs = [(name, replies, task) for name, replies in cells for task in tasks]
     try:
-        with ThreadPoolExecutor(max_workers=4) as pool:
-            return dict(pool.map(one, tasks))
+        with ThreadPoolExecutor(max_workers=6) as pool:
+            for cell, task_id, outcome in pool.map(one, jobs):
+                found[cell][task_id] = outcome
     finally:
-        transport.close()
+        for transport in transports.values():
+            transport.close()
+    return found
 
 
 def differences(a: Outcomes, b: Outcomes) -> list[tuple[str, bool, bool, str]]:
@@ -106,15 +119,14 @@ def local_words(sandbox: Sandbox, reply: str) -> int:
 def test_real_ssh_equals_nested_task_by_task(
     sandbox: Sandbox, core: tuple[Task, ...], ssh_service: sshd.SshService
 ) -> None:
-    nested = outcomes(sandbox, core, "nested", "oracle")
-    ssh = outcomes(sandbox, core, "ssh", "oracle")
+    cells = [("nested", "oracle"), ("ssh", "oracle"), ("nested", "naive"), ("ssh", "naive")]
+    found = outcome_sets(sandbox, core, cells)
+    nested, ssh = found[("nested", "oracle")], found[("ssh", "oracle")]
     assert differences(nested, ssh) == []
     damaged = [t for t, (ok, _) in nested.items() if not ok]
     assert len(damaged) >= 14  # not vacuous: the added parser does damage these replies
 
-    nested_naive = outcomes(sandbox, core, "nested", "naive")
-    ssh_naive = outcomes(sandbox, core, "ssh", "naive")
     by_id: dict[str, Task] = {t.id: t for t in core}
-    for tid, _, _, _ in differences(nested_naive, ssh_naive):
+    for tid, _, _, _ in differences(found[("nested", "naive")], found[("ssh", "naive")]):
         words = local_words(sandbox, by_id[tid].naive)
         assert words > 1, f"{tid}: ssh and nested differ without a word split ({words} word)"

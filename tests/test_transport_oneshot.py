@@ -15,6 +15,7 @@ import pytest
 from boundary_audit.sandbox import Limits, Sandbox, make_sandbox
 from boundary_audit.sandbox.interface import ExecResult
 from boundary_audit.transports import make_transport
+from boundary_audit.transports.interface import rejection
 
 pytestmark = pytest.mark.bwrap
 
@@ -93,7 +94,7 @@ def test_json_correct_round_trips_and_naive_decodes_escapes(sandbox: Sandbox) ->
 )
 def test_json_naive_rejects_an_unparsable_document(sandbox: Sandbox, reply: str, why: str) -> None:
     res, work = run(sandbox, "json-naive", reply)
-    assert res.rejected == f"unparsable JSON: {why}"  # type: ignore[attr-defined]
+    assert rejection(res) == f"unparsable JSON: {why}"
     assert (res.exit_code, res.stdout, work) == (None, b"", [])
 
 
@@ -139,7 +140,7 @@ def test_argv_shell_quote_drops_operators_globs_comments_and_empties_variables(
 )
 def test_argv_rejections(sandbox: Sandbox, name: str, reply: str, why: str) -> None:
     res, work = run(sandbox, name, reply)
-    assert res.rejected == why  # type: ignore[attr-defined]
+    assert rejection(res) == why
     assert (res.exit_code, res.stderr, work) == (None, why.encode() + b"\n", [])
 
 

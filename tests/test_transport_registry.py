@@ -8,7 +8,6 @@ from boundary_audit.errors import ExitCode, UsageError
 from boundary_audit.sandbox.tempdir import TempdirSandbox
 from boundary_audit.taxonomy import BoundaryClass as B
 from boundary_audit.transports import TRANSPORTS, make_transport
-from boundary_audit.transports.interface import Transport
 
 EXPECTED = {
     "raw": B.SHELL_STRING,
@@ -103,15 +102,9 @@ class _NoHostPython(TempdirSandbox):
 def test_driven_transports_say_why_they_cannot_run_without_the_host_python() -> None:
     sandbox = _NoHostPython()
     for name in EXPECTED:
-        transport: Transport = (
-            make_transport(name, docker_host="unix:///x")
-            if name == ("docker")
-            else make_transport(name)
-        )
-        why = transport.supports(sandbox)
+        params = {"docker_host": "unix:///x"} if name == "docker" else {}
+        why = make_transport(name, **params).supports(sandbox)
         if name in DRIVEN:
-            assert why == (
-                "needs the host Python inside the sandbox, which tempdir does not offer"
-            ), name
+            assert why == "needs the host Python inside the sandbox, which tempdir does not offer"
         else:
             assert why is None, name

@@ -16,6 +16,7 @@ from boundary_audit.sandbox import Limits, Sandbox, make_sandbox
 from boundary_audit.sandbox.interface import ExecResult, Workspace
 from boundary_audit.transports import make_transport
 from boundary_audit.transports.drivers._driverlib import STALLED
+from boundary_audit.transports.interface import note
 
 pytestmark = pytest.mark.bwrap
 DAEMONS = "setsid sleep 300 & disown; nohup sleep 300 >/dev/null 2>&1 & echo started"
@@ -74,22 +75,22 @@ def test_exit_ends_the_session_and_later_replies_are_not_run(sandbox: Sandbox) -
     first, ended, never = run(sandbox, ["echo a", "exit 3", "echo b"])
     assert (first.exit_code, first.stdout) == (0, b"a\r\n")
     assert (ended.exit_code, ended.timed_out) == (3, False)
-    assert ended.note == "the reply ended the session (shell exit status 3)"  # type: ignore[attr-defined]
+    assert note(ended) == "the reply ended the session (shell exit status 3)"
     assert (never.exit_code, never.stdout) == (None, b"")
-    assert never.note == "not run: the session is gone"  # type: ignore[attr-defined]
+    assert note(never) == "not run: the session is gone"
 
 
 def test_killing_the_shell_reports_the_signal_as_128_plus_n(sandbox: Sandbox) -> None:
     (res,) = run(sandbox, ["kill -9 $$"])
     assert res.exit_code == 137
-    assert res.note == "the reply ended the session (shell exit status 137)"  # type: ignore[attr-defined]
+    assert note(res) == "the reply ended the session (shell exit status 137)"
 
 
 @pytest.mark.parametrize("reply", ["exec sleep 60", "sleep 60"])
 def test_a_hang_is_cut_at_the_reply_timeout(sandbox: Sandbox, reply: str) -> None:
     (res,) = run(sandbox, [reply], timeout=1.0)
     assert (res.exit_code, res.timed_out, res.escaped_killed) == (None, True, 0)
-    assert res.note == "no prompt marker before the timeout"  # type: ignore[attr-defined]
+    assert note(res) == "no prompt marker before the timeout"
     assert 1.0 <= res.duration_s < 3.0
 
 
@@ -99,7 +100,7 @@ def test_a_shell_left_waiting_for_input_is_reported_as_stalled(
 ) -> None:
     (res,) = run(sandbox, [reply])
     assert (res.exit_code, res.timed_out) == (None, True)
-    assert res.note == STALLED  # type: ignore[attr-defined]
+    assert note(res) == STALLED
 
 
 def test_the_driver_kills_daemons_the_reply_started(sandbox: Sandbox) -> None:

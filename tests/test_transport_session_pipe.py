@@ -15,6 +15,7 @@ from boundary_audit.sandbox import Limits, Sandbox, make_sandbox
 from boundary_audit.sandbox.interface import ExecResult
 from boundary_audit.transports import make_transport
 from boundary_audit.transports.drivers._driverlib import STALLED
+from boundary_audit.transports.interface import note
 
 pytestmark = pytest.mark.bwrap
 
@@ -48,13 +49,13 @@ def test_output_without_a_trailing_newline_hides_the_marker(sandbox: Sandbox) ->
     (res,) = run(sandbox, ["printf abc"])
     assert (res.exit_code, res.timed_out) == (None, True)
     assert res.stdout.startswith(b"abc__LC_SHELL_DONE__") and res.stdout.endswith(b" 0\n")
-    assert res.note == STALLED  # type: ignore[attr-defined]
+    assert note(res) == STALLED
 
 
 def test_a_command_reading_stdin_eats_the_marker_line(sandbox: Sandbox) -> None:
     (res,) = run(sandbox, ["cat"])
     assert res.timed_out
-    assert res.note == STALLED  # type: ignore[attr-defined]
+    assert note(res) == STALLED
     assert res.stdout.startswith(b"printf '__LC_SHELL_DONE__")
     assert res.stdout.endswith(b" %s\\n' $?\n")
 
@@ -70,14 +71,14 @@ def test_an_empty_environment_as_langchain_passes(sandbox: Sandbox) -> None:
 def test_a_command_that_never_ends_is_cut_at_the_timeout(sandbox: Sandbox) -> None:
     (res,) = run(sandbox, ["sleep 60"], timeout=1.0)
     assert (res.exit_code, res.timed_out, res.escaped_killed) == (None, True, 0)
-    assert res.note == "no line starting with the done marker before the timeout"  # type: ignore[attr-defined]
+    assert note(res) == "no line starting with the done marker before the timeout"
 
 
 def test_exit_and_kill_end_the_session(sandbox: Sandbox) -> None:
     ended, never = run(sandbox, ["exit 4", "echo never"])
     assert ended.exit_code == 4
-    assert ended.note == "the reply ended the session (shell exit status 4)"  # type: ignore[attr-defined]
-    assert never.note == "not run: the session is gone"  # type: ignore[attr-defined]
+    assert note(ended) == "the reply ended the session (shell exit status 4)"
+    assert note(never) == "not run: the session is gone"
     (killed,) = run(sandbox, ["kill -9 $$"])
     assert killed.exit_code == 137
 

@@ -18,6 +18,7 @@ from boundary_audit.sandbox import Limits, Sandbox, make_sandbox
 from boundary_audit.sandbox.interface import ExecResult
 from boundary_audit.services import sshd
 from boundary_audit.transports import make_transport
+from boundary_audit.transports.interface import note
 
 pytestmark = [pytest.mark.bwrap, pytest.mark.sshd]
 
@@ -81,7 +82,7 @@ def test_exit_status_and_hang(sandbox: Sandbox) -> None:
     assert killed.exit_code == 137  # the remote shell's own death, as its sandbox reports it
     (hang,), _ = run(sandbox, "ssh", ["sleep 60"], timeout=1.0)
     assert (hang.exit_code, hang.timed_out, hang.escaped_killed) == (None, True, 0)
-    assert hang.note == "the remote command did not finish before the timeout"  # type: ignore[attr-defined]
+    assert note(hang) == "the remote command did not finish before the timeout"
 
 
 def test_a_command_with_an_unknown_token_is_refused(ssh_service: sshd.SshService) -> None:

@@ -16,6 +16,7 @@ from boundary_audit.sandbox import Limits, Sandbox, make_sandbox
 from boundary_audit.sandbox.interface import ExecResult
 from boundary_audit.transports import make_transport
 from boundary_audit.transports.drivers._driverlib import STALLED
+from boundary_audit.transports.interface import note
 
 pytestmark = [pytest.mark.bwrap, pytest.mark.tmux]
 PROMPT = b"root@sandbox:/tmp/work# "
@@ -52,7 +53,7 @@ def test_a_plain_reply_runs_and_completes_through_tmux_wait(sandbox: Sandbox, na
     (res,), files = run(sandbox, name, ["printf '%s\\n' hi > out.txt"])
     assert files["out.txt"] == b"hi\n"
     assert (res.exit_code, res.timed_out) == (None, False)
-    assert res.note == WAIT_NOTE  # type: ignore[attr-defined]
+    assert note(res) == WAIT_NOTE
     assert pane(res) == b"printf '%s\\n' hi > out.txt; tmux wait -S done\n"
 
 
@@ -62,7 +63,7 @@ def test_a_trailing_escaped_semicolon_loses_its_backslash_in_tmux(
 ) -> None:
     (res,), _ = run(sandbox, name, ["echo y\\;"])
     assert res.timed_out  # `echo y;; tmux wait -S done` never signals
-    assert res.note == STALLED  # type: ignore[attr-defined]
+    assert note(res) == STALLED
     assert (
         pane(res) == b"echo y;; tmux wait -S done\nbash: syntax error near unexpected token `;;'\n"
     )
@@ -73,7 +74,7 @@ def test_a_trailing_semicolon_ends_the_tmux_command_and_nothing_is_typed(
 ) -> None:
     (res,), _ = run(sandbox, "tmux-keys", ["echo a;"])
     assert (res.timed_out, res.stdout) == (True, b"")
-    assert res.note == STALLED  # type: ignore[attr-defined]
+    assert note(res) == STALLED
     assert res.stderr == b"unknown command: ; tmux wait -S done\n"
 
 
@@ -113,8 +114,8 @@ def test_marker_completion_reports_the_status_and_set_plus_h_stops_expansion(
 
 def test_exit_ends_the_session(sandbox: Sandbox) -> None:
     (ended, never), _ = run(sandbox, "tmux-keys", ["exit", "echo never"])
-    assert ended.note == "the reply ended the session (the pane's shell exited)"  # type: ignore[attr-defined]
-    assert never.note == "not run: the session is gone"  # type: ignore[attr-defined]
+    assert note(ended) == "the reply ended the session (the pane's shell exited)"
+    assert note(never) == "not run: the session is gone"
 
 
 def test_a_hang_is_cut_and_the_server_and_daemons_are_gone(sandbox: Sandbox) -> None:

@@ -48,6 +48,16 @@ def rejected(why: str) -> TransportResult:
     return TransportResult(exit_code=None, stdout=b"", stderr=why.encode() + b"\n", rejected=why)
 
 
+def note(result: ExecResult) -> str:
+    """`result.note` for a TransportResult, "" for a plain ExecResult."""
+    return result.note if isinstance(result, TransportResult) else ""
+
+
+def rejection(result: ExecResult) -> str:
+    """`result.rejected` for a TransportResult, "" for a plain ExecResult."""
+    return result.rejected if isinstance(result, TransportResult) else ""
+
+
 class Transport(ABC):
     """One way a reply reaches a process."""
 

@@ -20,11 +20,12 @@ new marker in `capture-pane` (OpenHands' PS1 JSON idea), which also yields the e
 
 from __future__ import annotations
 
+import shutil
 from collections.abc import Sequence
 from typing import ClassVar
 
 from boundary_audit.errors import UsageError
-from boundary_audit.sandbox.interface import ExecResult, Sandbox, Workspace
+from boundary_audit.sandbox.interface import BASE_PATH, ExecResult, Sandbox, Workspace
 from boundary_audit.taxonomy import BoundaryClass
 from boundary_audit.transports._driver import host_python_reason, reply_timeout, run_driver
 from boundary_audit.transports.interface import Transport
@@ -69,6 +70,8 @@ class TmuxTransport(Transport):
             raise UsageError(f"transport {self.name}: completion must be 'wait' or 'marker'")
 
     def supports(self, sandbox: Sandbox) -> str | None:
+        if shutil.which("tmux", path=BASE_PATH) is None:
+            return "needs tmux (apt-get install tmux)"
         return host_python_reason(sandbox)
 
     def execute(self, reply: str, ws: Workspace, sandbox: Sandbox) -> ExecResult:

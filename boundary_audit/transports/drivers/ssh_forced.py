@@ -40,9 +40,15 @@ def main() -> int:
                 break
             reply += chunk
     answer = json.loads(reply.decode("utf-8"))
-    os.write(1, base64.b64decode(answer["stdout"])) if answer["stdout"] else None
-    os.write(2, base64.b64decode(answer["stderr"])) if answer["stderr"] else None
+    _write_all(1, base64.b64decode(answer["stdout"]))
+    _write_all(2, base64.b64decode(answer["stderr"]))
     return int(answer["exit_code"])
+
+
+def _write_all(fd: int, data: bytes) -> None:
+    view = memoryview(data)
+    while view:
+        view = view[os.write(fd, view) :]
 
 
 if __name__ == "__main__":

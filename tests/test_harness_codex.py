@@ -160,6 +160,24 @@ def test_a_live_session_is_a_timeout_and_a_refused_call_is_named() -> None:
     assert drive_codex._verdict("Exit code: 2\nOutput:\nno\n")["exit_code"] == 2
 
 
+def test_codex_refusing_to_start_the_process_is_a_rejection_or_a_failed_exec() -> None:
+    policy = (
+        "exec_command failed: CreateProcess { message: \"Rejected(\\\"`/bin/bash -lc 'rm -rf'` "
+        'rejected: rm -f style commands are not permitted. Use a safer approach\\")" }'
+    )
+    spawn = (
+        'exec_command failed: CreateProcess { message: "Rejected(\\"Failed to create unified '
+        'exec process: Argument list too long (os error 7)\\")" }'
+    )
+    assert drive_codex._verdict(policy) == {
+        "status": "rejected",
+        "observation": policy,
+        "exit_code": None,
+        "notes": [],
+    }
+    assert drive_codex._verdict(spawn)["status"] == "exec-failed"
+
+
 # --- the real codex exec --------------------------------------------------------------------
 
 
@@ -224,3 +242,13 @@ def test_a_tool_codex_does_not_offer_is_refused_and_nothing_runs(codex: Run) -> 
         "unsupported call: shell_command",
     )
     assert left == {}
+
+
+@pytest.mark.harness
+@pytest.mark.bwrap
+def test_codex_refuses_rm_f_even_with_full_access_and_runs_none_of_the_command(
+    codex: Run,
+) -> None:
+    outcome, left = codex("echo kept > kept.txt; rm -f other.txt")
+    assert (outcome.status, outcome.exit_code, left) == ("rejected", None, {})
+    assert "rejected: rm -f style commands are not permitted" in outcome.observation

@@ -54,6 +54,8 @@ apps = false
 shell_snapshot = {snapshot}
 """
 EXITED = re.compile(r"^Process exited with code (-?\d+)$|^Exit code: (-?\d+)$", re.M)
+FAILED = "exec_command failed: "
+REJECTED = "` rejected: "
 RUNNING = re.compile(r"^Process running with session ID (\d+)$", re.M)
 
 
@@ -79,6 +81,12 @@ def _verdict(output: str) -> dict:
     if output.startswith("unsupported call:"):
         return {"status": "unsupported-call", "observation": output, "exit_code": None,
                 "notes": notes}  # fmt: skip
+    if output.startswith(FAILED):
+        # Codex refused to start the process: its own command policy (`... rejected: rm -f
+        # style commands are not permitted ...`, even under danger-full-access) or the spawn
+        # itself (E2BIG for an argument over 128 KiB).
+        status = "rejected" if REJECTED in output else "exec-failed"
+        return {"status": status, "observation": output, "exit_code": None, "notes": notes}
     exited = EXITED.search("\n".join(header))
     if exited:
         code = int(exited.group(1) or exited.group(2))

@@ -61,9 +61,11 @@ def _has(text: str, *patterns: str) -> bool:
     return any(re.search(p, text) for p in patterns)
 
 
-def transport_spec(finding: Finding, text: str) -> tuple[str, dict[str, object]]:
+def transport_spec(finding: Finding, text: str, file_text: str = ""
+                   ) -> tuple[str, dict[str, object]]:
     """(transport name, parameters) that replay `finding`'s boundary, from its class and the
-    sink's source `text`."""
+    sink's source `text`; `file_text` (the whole file, when known) only names the tokenizer
+    of an argv-direct sink, which is usually defined away from the spawn."""
     cls = finding.boundary_class
     quoted = finding.sanitizer is not None
     if cls is BoundaryClass.SHELL_STRING:
@@ -82,9 +84,10 @@ def transport_spec(finding: Finding, text: str) -> tuple[str, dict[str, object]]
         literal = _has(text, r"['\"]-l['\"]", r"literal\s*=\s*True")
         return ("tmux-literal" if literal else "tmux-keys"), {}
     if cls is BoundaryClass.ARGV_DIRECT:
-        if _has(text, r"shell-quote", r"shellQuote", r"shell_quote"):
+        hints = f"{text}\n{file_text}"
+        if _has(hints, r"shell-quote", r"shellQuote", r"shell_quote"):
             return "argv-shell-quote", {}
-        return ("argv-split" if _has(text, r"\.split\(\s*\)", r"split_whitespace")
+        return ("argv-split" if _has(hints, r"\.split\(\s*\)", r"split_whitespace")
                 else "argv-shlex"), {}
     if cls is BoundaryClass.SCRIPT_FILE:
         return ("script-sh" if _has(text, r"['\"]sh['\"]") else "script-bash"), {}
@@ -93,9 +96,9 @@ def transport_spec(finding: Finding, text: str) -> tuple[str, dict[str, object]]
     return ("json-correct" if quoted else "json-naive"), {}
 
 
-def transport_for(finding: Finding, text: str) -> Transport:
+def transport_for(finding: Finding, text: str, file_text: str = "") -> Transport:
     """The transport `transport_spec` names, instantiated."""
-    name, params = transport_spec(finding, text)
+    name, params = transport_spec(finding, text, file_text)
     return make_transport(name, **params)
 
 
@@ -113,15 +116,17 @@ def _evidence(records: Sequence[object], label: str, reply_set: str) -> Evidence
     return Evidence(label, reply_set, len(hit), sum(raw[t] for t in hit), sum(hit.values()))
 
 
-def choose_transports(findings: Sequence[Finding], sink_text: Mapping[Location, str]
-                      ) -> dict[int, Transport]:
+def choose_transports(findings: Sequence[Finding], sink_text: Mapping[Location, str],
+                      file_text: Callable[[str], str] | None = None) -> dict[int, Transport]:
     """`id(finding)` -> its transport, for every active model-controlled finding; findings
-    with the same transport label share one instance."""
+    with the same transport label share one instance. `file_text(path)` gives a file's
+    text when the caller can read the tree."""
     shared: dict[str, Transport] = {}
     chosen: dict[int, Transport] = {}
     for f in findings:
         if f.model_controlled and f.suppressed is None:
-            t = transport_for(f, sink_text.get(f.primary, ""))
+            whole = file_text(f.primary.path) if file_text else ""
+            t = transport_for(f, sink_text.get(f.primary, ""), whole)
             chosen[id(f)] = shared.setdefault(t.label, t)
     return chosen
 

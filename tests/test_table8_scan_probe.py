@@ -62,6 +62,13 @@ def test_class_and_sink_text_pick_the_transport(cls: BoundaryClass, text: str,
     assert transport_spec(finding(cls, sanitizer), text) == spec
 
 
+def test_the_tokenizer_may_come_from_elsewhere_in_the_file() -> None:
+    argv = finding(BoundaryClass.ARGV_DIRECT)
+    assert transport_spec(argv, "spawn(argv[0], argv.slice(1))") == ("argv-shlex", {})
+    assert transport_spec(argv, "spawn(argv[0], argv.slice(1))",
+                          'import { parse } from "shell-quote";') == ("argv-shell-quote", {})
+
+
 def test_confirmation_rule() -> None:
     hurt = Evidence("nested", "oracle", 56, 56, 20)
     same = Evidence("raw", "oracle", 56, 56, 56)

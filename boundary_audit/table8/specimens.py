@@ -123,7 +123,8 @@ def run_demo(options: DemoOptions, *, progress: Progress | None = None,
     report = replace(report, target="specimens", target_name="specimens")
     tasks = load_tasks(options.select)
     sets = [load_reply_set(s, tasks) for s in options.replies]
-    chosen = choose_transports(report.findings, report.sink_text)
+    chosen = choose_transports(report.findings, report.sink_text,
+                               lambda p: (repo / p).read_text("utf-8", "replace"))
     by_label = {t.label: t for t in chosen.values()}
     extra: list[Transport] = [t for label, t in by_label.items() if label != BASELINE]
     with make_sandbox(options.sandbox, Limits(timeout_s=options.timeout_s)) as sandbox:

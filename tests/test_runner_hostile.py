@@ -41,7 +41,8 @@ def test_runner_survives_a_hostile_reply_set() -> None:
     assert [r.reply_id for r in records] == [r.reply_id for r in replies]
     assert [r.errored for r in records] == [False] * len(replies)
     assert [r.passed for r in records] == [False] * len(HOSTILE) + [True]
-    timed_out = [r.reply_id for r in records if r.timed_out]
-    assert timed_out == ["h00", "h01", "h02", "h07", "h08"]
+    timed_out = {r.reply_id for r in records if r.timed_out}
+    # The fork bomb's first shell returns at once, unless a loaded machine keeps it waiting.
+    assert timed_out - {"h03"} == {"h00", "h01", "h02", "h07", "h08"}
     # Five timeouts of 1 s on two threads, plus teardown: far below the serial worst case.
     assert took < len(HOSTILE) * (limits.timeout_s + limits.grace_s)

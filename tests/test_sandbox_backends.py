@@ -79,7 +79,7 @@ def test_work_dir_is_writable_and_seen_by_the_host(sandbox: Sandbox) -> None:
 
 @pytest.mark.parametrize("sandbox", ISOLATING, indirect=True)
 def test_root_is_read_only_and_bin_too(sandbox: Sandbox) -> None:
-    script = "for p in /etc/x /usr/x /tmp/bin/x; do touch $p 2>/dev/null && echo $p; done; echo end"
+    script = "for p in /x /etc/x /usr/x /tmp/bin/x; do touch $p 2>/dev/null && echo $p; done; echo end"
     code, out, _ = sh(sandbox, script)
     assert (code, out) == (0, b"end\n")
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from boundary_audit.errors import EnvironmentUnavailable, ExitCode, UsageError
+from boundary_audit.errors import EnvironmentUnavailable, ExitCode, SandboxError, UsageError
 from boundary_audit.sandbox import SandboxChoice, make_sandbox
 from boundary_audit.sandbox import bwrap as bwrap_module
 from boundary_audit.sandbox.bwrap import BwrapSandbox
@@ -72,3 +72,32 @@ def test_missing_bwrap_program_is_reported(monkeypatch: pytest.MonkeyPatch) -> N
         )
     finally:
         bwrap_module.unusable_reason.cache_clear()
+
+
+@pytest.mark.bwrap
+def test_bwrap_set_up_failures_are_retried_then_raised(monkeypatch: pytest.MonkeyPatch) -> None:
+    real = BwrapSandbox.bwrap_argv
+    calls: list[int] = []
+    fail_on: set[int] = set()
+
+    def flaky(self: BwrapSandbox, ws):  # type: ignore[no-untyped-def]
+        calls.append(1)
+        argv = real(self, ws)
+        if len(calls) in fail_on:
+            argv[1:1] = ["--ro-bind", "/ba-vanished-mount", "/ba-vanished-mount"]
+        return argv
+
+    with make_sandbox("bwrap") as box, box.workspace() as ws:
+        monkeypatch.setattr(BwrapSandbox, "bwrap_argv", flaky)
+        fail_on.add(1)
+        r = box.run(ws, ["/bin/sh", "-c", "echo second try"])
+        assert (r.exit_code, r.stdout, len(calls)) == (0, b"second try\n", 2)
+        calls.clear()
+        fail_on.update({2, 3})
+        with pytest.raises(SandboxError) as err:
+            box.run(ws, ["/bin/sh", "-c", "echo never"])
+    assert len(calls) == 3
+    assert err.value.message == (
+        "bwrap could not set up the sandbox (3 tries): bwrap: Can't find source path "
+        "/ba-vanished-mount: No such file or directory"
+    )

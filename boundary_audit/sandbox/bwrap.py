@@ -7,8 +7,15 @@ One `bwrap` per run with:
   run dies with it and a reply's `kill -9 -1` reaches only the run itself;
 - `--cap-drop ALL`, `--new-session` (no TIOCSTI into the caller's terminal; pty-based drivers
   open their own terminal inside), `--die-with-parent`, hostname `sandbox`;
-- the host root read-only, a fresh /dev and /proc, and the workspace root bound read-write at
-  `/tmp` with `bin/` re-bound read-only (see `layout` for the fixed inner paths);
+- the host root read-only, built one top-level entry at a time (`--ro-bind /usr /usr`,
+  `--symlink usr/bin /bin`, ...; `--remount-ro /` at the end) rather than by one recursive
+  `--ro-bind / /`: bwrap remounts every submount it copies read-only and fails when one
+  vanishes meanwhile, and the mounts that come and go (Docker engines' overlays under
+  ~/.cache or /tmp, /run) are exactly those under the entries left out or hidden. A set-up
+  that fails anyway (the reaper never reported, stderr says `bwrap: ...`) is retried, then
+  raised as SandboxError;
+- a fresh /dev and /proc, and the workspace root bound read-write at `/tmp` with `bin/`
+  re-bound read-only (see `layout` for the fixed inner paths);
 - secrets hidden: empty tmpfs over /root, /home, the caller's $HOME, /run (Docker and other
   daemons' sockets), /var/tmp; /dev/null over /etc/shadow, /etc/gshadow and the SSH host keys.
   The Python installation running boundary-audit is re-exposed read-only when it lives in a
@@ -34,7 +41,7 @@ from contextlib import contextmanager
 from pathlib import Path
 
 from boundary_audit import _subprocess
-from boundary_audit.errors import EnvironmentUnavailable
+from boundary_audit.errors import EnvironmentUnavailable, SandboxError
 from boundary_audit.sandbox import _exec, _procfs, layout
 from boundary_audit.sandbox._cgroup import PidsCgroup, cgroup_parent
 from boundary_audit.sandbox._launch import (
@@ -48,6 +55,9 @@ from boundary_audit.sandbox.interface import ExecResult, Limits, Sandbox, Worksp
 
 HIDDEN_DIRS = ("/root", "/home", "/run", "/var/tmp")
 SECRET_FILES = ("/etc/shadow", "/etc/gshadow", "/etc/ssh/ssh_host_*_key")
+NOT_BOUND = {"proc", "dev", "tmp", "lost+found"}
+SETUP_ATTEMPTS = 3
+"""bwrap set-up can fail when a host mount vanishes while it is copied; such a run is retried."""
 
 
 def hidden_dirs() -> list[str]:
@@ -72,6 +82,22 @@ def _under(path: str, parent: str) -> bool:
     return path == parent or path.startswith(parent.rstrip("/") + "/")
 
 
+def root_args(hidden: list[str]) -> list[str]:
+    """The new root, one top-level entry at a time (see the module docstring)."""
+    args: list[str] = []
+    for entry in sorted(os.listdir("/")):
+        path = "/" + entry
+        if entry in NOT_BOUND:
+            continue
+        if os.path.islink(path):
+            args += ["--symlink", os.readlink(path), path]
+        elif path in hidden:
+            args += ["--tmpfs", path]
+        elif os.path.isdir(path):
+            args += ["--ro-bind", path, path]
+    return args
+
+
 @functools.cache
 def static_args() -> tuple[str, ...]:
     """The bwrap options shared by every run (computed once per process)."""
@@ -79,10 +105,11 @@ def static_args() -> tuple[str, ...]:
     args = [
         "--unshare-all", "--die-with-parent", "--new-session", "--as-pid-1",
         "--cap-drop", "ALL", "--hostname", "sandbox",
-        "--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc",
+        *root_args(hidden), "--dev", "/dev", "--proc", "/proc",
     ]  # fmt: skip
     for d in hidden:
-        args += ["--tmpfs", d]
+        if os.path.dirname(d) != "/":
+            args += ["--tmpfs", d]
     for p in reexposed_paths(hidden):
         args += ["--ro-bind", p, p]
     for pattern in SECRET_FILES:
@@ -157,6 +184,7 @@ class BwrapSandbox(Sandbox):
             "--bind", str(ws.root), layout.INNER_ROOT,
             "--ro-bind", str(ws.bin), ws.inner_bin,
             *exposed,
+            "--remount-ro", "/",
             "--chdir", ws.inner_work,
             "--",
         ]  # fmt: skip
@@ -171,6 +199,35 @@ class BwrapSandbox(Sandbox):
         env: Mapping[str, str] | None = None,
     ) -> ExecResult:
         full_env = {**self.base_env(ws), **(env or {})}
+        for _ in range(SETUP_ATTEMPTS):
+            done = self._spawn(ws, argv, stdin, timeout, full_env)
+            if done.timed_out or done.status or not done.stderr.startswith(b"bwrap: "):
+                break
+        else:
+            why = done.stderr.decode("utf-8", "replace").strip().splitlines()[-1]
+            raise SandboxError(
+                f"bwrap could not set up the sandbox ({SETUP_ATTEMPTS} tries): {why}"
+            )
+        escaped = done.escaped if done.timed_out else parse_escaped(done.status)
+        return ExecResult(
+            exit_code=_exec.signal_status(done.returncode),
+            stdout=done.stdout,
+            stderr=done.stderr,
+            timed_out=done.timed_out,
+            truncated=done.truncated,
+            duration_s=done.duration_s,
+            escaped_killed=escaped,
+        )
+
+    def _spawn(
+        self,
+        ws: Workspace,
+        argv: Sequence[str],
+        stdin: bytes | None,
+        timeout: float | None,
+        full_env: dict[str, str],
+    ) -> _exec.Spawned:
+        """One bwrap process for `argv`; its status is empty if the reaper never started."""
         cgroup = PidsCgroup.create(f"{ws.run_id}-{next(self._runs)}", self.limits.max_procs)
         status = _exec.StatusPipe()
         command = [
@@ -180,7 +237,7 @@ class BwrapSandbox(Sandbox):
             injected(("PWD",), full_env), *argv,
         ]  # fmt: skip
         try:
-            done = _exec.spawn(
+            return _exec.spawn(
                 command,
                 env=full_env,
                 cwd=ws.work,
@@ -195,16 +252,6 @@ class BwrapSandbox(Sandbox):
             status.close()
             if cgroup is not None:
                 cgroup.remove(time.monotonic() + self.limits.grace_s)
-        escaped = done.escaped if done.timed_out else parse_escaped(done.status)
-        return ExecResult(
-            exit_code=_exec.signal_status(done.returncode),
-            stdout=done.stdout,
-            stderr=done.stderr,
-            timed_out=done.timed_out,
-            truncated=done.truncated,
-            duration_s=done.duration_s,
-            escaped_killed=escaped,
-        )
 
     def _sweep(self, main_pid: int, timed_out: bool, cgroup: PidsCgroup | None) -> int:
         """Kill bwrap's group and the run's cgroup; on a timeout count who left the session."""

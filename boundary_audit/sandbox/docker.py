@@ -180,7 +180,7 @@ class DockerSandbox(Sandbox):
         except Exception:  # noqa: BLE001 - requests' ReadTimeout/ConnectionError: the timeout
             timed_out = True
             escaped = _escapees(container)
-            _kill(container)
+            _kill(container, self.limits.grace_s)
         out.thread.join(timeout=self.limits.grace_s)
         if not timed_out:
             try:
@@ -245,10 +245,10 @@ def _escapees(container: Any) -> int:
     return sum(1 for p in members if p.pid != init and p.session not in own)
 
 
-def _kill(container: Any) -> None:
+def _kill(container: Any, grace_s: float) -> None:
     try:
         container.kill()
-        container.wait(timeout=30)
+        container.wait(timeout=grace_s)
     except Exception:  # noqa: BLE001 - already dead, or removed below anyway
         pass
 

@@ -4,7 +4,12 @@ from __future__ import annotations
 
 import io
 import os
+import shutil
+import subprocess
+import sys
 import tarfile
+import tempfile
+import time
 from pathlib import Path
 
 import docker
@@ -152,3 +157,35 @@ def test_docker_does_not_run_host_programs(docker_sandbox: DockerSandbox) -> Non
             ws, ["/bin/sh", "-c", "command -v python3 || echo none; git --version | cut -c1-13"]
         )
     assert r.stdout == b"none\ngit version 2\n"
+
+
+@pytest.mark.docker
+def test_a_fixture_engine_dies_with_its_killed_parent(tmp_path: Path) -> None:
+    state = Path(tempfile.mkdtemp(prefix="ba-dockerd-"))
+    script = (
+        "import os, sys\n"
+        "from pathlib import Path\n"
+        "from boundary_audit.services.dockerd import Dockerd\n"
+        f"d = Dockerd(Path({str(state)!r}), die_with_parent=True)\n"
+        "d.start()\n"
+        "print(d._daemon.pid, flush=True)\n"
+        "os._exit(0)  # killed before any teardown\n"
+    )
+    try:
+        r = subprocess.run([sys.executable, "-c", script], capture_output=True, timeout=60)
+        pid = int(r.stdout)
+        deadline = time.monotonic() + 20
+        while _alive(pid) and time.monotonic() < deadline:
+            time.sleep(0.1)
+        assert not _alive(pid)
+        assert not ping(state / "docker.sock")
+    finally:
+        shutil.rmtree(state, ignore_errors=True)
+
+
+def _alive(pid: int) -> bool:
+    try:
+        state = Path(f"/proc/{pid}/stat").read_text().rpartition(")")[2].split()[0]
+    except OSError:
+        return False
+    return state != "Z"

@@ -73,9 +73,12 @@ def ping(sock: Path, timeout: float = 2.0) -> bool:
 class Dockerd:
     """The private engine of one state directory."""
 
-    def __init__(self, state_dir: Path | None = None) -> None:
+    def __init__(self, state_dir: Path | None = None, *, die_with_parent: bool = False) -> None:
         self.state_dir = (state_dir or default_state_dir()).absolute()
         self.socket = _socket_path(self.state_dir)
+        self.die_with_parent = die_with_parent
+        """Have the kernel SIGTERM an engine we start when this process dies (util-linux
+        `setpriv --pdeathsig`): for test fixtures, whose teardown a killed run never reaches."""
         self._daemon: DaemonProcess | None = None
 
     @property
@@ -109,8 +112,10 @@ class Dockerd:
         self.socket.parent.mkdir(parents=True, exist_ok=True)
         config = self.state_dir / "daemon.json"
         config.write_text("{}\n")
+        setpriv = shutil.which("setpriv") if self.die_with_parent else None
         self._daemon = DaemonProcess(
             [
+                *([setpriv, "--pdeathsig", "TERM", "--"] if setpriv else []),
                 program,
                 f"--host=unix://{self.socket}",
                 f"--data-root={self.state_dir / 'data'}",

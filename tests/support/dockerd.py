@@ -2,7 +2,8 @@
 
 `docker_engine` is session-scoped, so each pytest-xdist worker starts (at most) one engine of
 its own (separate data-root, exec-root and socket; two engines coexist with `--bridge=none`),
-and only when a test asks for it. The state directory, images included, is removed afterwards.
+and only when a test asks for it. The state directory, images included, is removed afterwards;
+a worker killed before its teardown takes its engine with it (`die_with_parent`).
 Used by the docker sandbox tests and by the docker transport.
 """
 
@@ -25,7 +26,7 @@ def dockerd_service() -> Iterator[Dockerd]:
     """The running private engine (owned by this fixture)."""
     # NOTE(tests): a short state dir under /tmp keeps the socket path below sun_path's limit.
     state = Path(tempfile.mkdtemp(prefix="ba-dockerd-"))
-    service = Dockerd(state)
+    service = Dockerd(state, die_with_parent=True)
     service.start()
     try:
         yield service

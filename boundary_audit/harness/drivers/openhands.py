@@ -36,7 +36,7 @@ SPEC = HarnessSpec(
     boundary_class=BoundaryClass.TTY_KEYSTROKES,
     contract=Contract.NATIVE,
     adapter_path="model",
-    startup_budget_s=60.0,
+    startup_budget_s=120.0,
     anchors=(
         Anchor(
             "openhands-tools 1.58.2 openhands/tools/terminal/impl.py:541-604",

@@ -1,4 +1,4 @@
-"""OpenHands: the released `terminal` tool on tmux, driven inside bwrap, on replies it alone decides.
+"""OpenHands: the released `terminal` tool on tmux, in bwrap, on replies only it decides.
 
 Each case is one `TerminalAction(command=R)`; it asserts OpenHands' verdict, the observation
 text it hands the model and the exact bytes left in the work dir. Importing openhands.sdk costs

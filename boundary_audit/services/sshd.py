@@ -14,7 +14,8 @@ on the host, with keys generated for the process, unprivileged in a user namespa
   is parsed there exactly once, like `bash -c R` under any sshd.
 - The client runs inside the sandbox, where the host's loopback is out of reach (bwrap has its
   own network namespace); its `ProxyCommand` (`drivers/unix_relay.py`) carries the SSH stream
-  over a unix socket in the workspace, which `UnixRelay` forwards to the sshd's TCP port.
+  over a unix socket in the workspace, which `transports/_relay.py` forwards to the sshd's
+  TCP port.
 
 Tokens are random per transport call, so one run cannot reach another run's workspace.
 """
@@ -237,52 +238,6 @@ class _ControlHandler(socketserver.StreamRequestHandler):
         out = {"exit_code": res.exit_code, "stdout": base64.b64encode(res.stdout).decode(),
                "stderr": base64.b64encode(res.stderr).decode()}  # fmt: skip
         self.wfile.write(json.dumps(out).encode() + b"\n")
-
-
-class UnixRelay:
-    """Listens on a unix socket (in a run's workspace) and relays each stream to sshd's port."""
-
-    def __init__(self, path: str, port: int) -> None:
-        self.port = port
-        self._listener = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
-        self._listener.bind(path)
-        self._listener.listen(8)
-        self._open: list[socket.socket] = [self._listener]
-        self._lock = threading.Lock()
-        threading.Thread(target=self._accept, daemon=True).start()
-
-    def _accept(self) -> None:
-        while True:
-            try:
-                client, _ = self._listener.accept()
-                upstream = socket.create_connection(("127.0.0.1", self.port), timeout=10)
-            except OSError:
-                return
-            upstream.settimeout(None)
-            with self._lock:
-                self._open += [client, upstream]
-            threading.Thread(target=_pump, args=(client, upstream), daemon=True).start()
-            threading.Thread(target=_pump, args=(upstream, client), daemon=True).start()
-
-    def close(self) -> None:
-        """Stop listening and cut every relayed connection."""
-        with self._lock:
-            for sock in self._open:
-                try:
-                    sock.shutdown(socket.SHUT_RDWR)
-                except OSError:
-                    pass
-                sock.close()
-            self._open = []
-
-
-def _pump(src: socket.socket, dst: socket.socket) -> None:
-    try:
-        while data := src.recv(65536):
-            dst.sendall(data)
-        dst.shutdown(socket.SHUT_WR)
-    except OSError:
-        pass
 
 
 def _write(path: Path, text: str, mode: int) -> None:

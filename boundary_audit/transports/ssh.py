@@ -43,6 +43,7 @@ from boundary_audit.transports._driver import (
     reply_timeout,
     run_driver,
 )
+from boundary_audit.transports._relay import UnixRelay
 from boundary_audit.transports.interface import Transport, TransportResult
 
 QUOTINGS = ("double", "argv", "escaped")
@@ -153,7 +154,7 @@ class SshTransport(Transport):
         _write_client_files(host_dir, inner_dir, service.keys, multiplex)
         per_reply = reply_timeout(self.params, sandbox)
         remote = _RemoteRuns(ws, sandbox, per_reply)
-        relay = sshd.UnixRelay(str(host_dir / "relay.sock"), service.port)
+        relay = UnixRelay(str(host_dir / "relay.sock"), service.port)
         service.register(token, remote)
         q, shell = str(self.params["quoting"]), str(self.params["local_shell"])
         config = f"{inner_dir}/ssh_config"

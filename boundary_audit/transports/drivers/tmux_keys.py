@@ -22,7 +22,6 @@ import os
 import re
 import subprocess
 import sys
-import tempfile
 import time
 from typing import TYPE_CHECKING, Any
 
@@ -62,7 +61,8 @@ class Tmux:
     """A tmux server on a private socket, with one session running the shell."""
 
     def __init__(self, req: dict[str, Any]) -> None:
-        self.dir = tempfile.mkdtemp(prefix="ba-tmux-")
+        self.dir = os.path.join(os.environ.get("TMPDIR") or "/tmp", f"ba-tmux-{os.getpid()}")
+        os.mkdir(self.dir, 0o700)  # NOTE(h6): not tempfile, whose import costs more than a run
         self.base = ["tmux", "-S", os.path.join(self.dir, "s")]
         self.seen = ""
         start = [
@@ -78,12 +78,14 @@ class Tmux:
             "-y",
             str(req["height"]),
             *req["shell"],
+            ";",
+            "set-option",
+            "-t",
+            SESSION,
+            "history-limit",
+            str(req["history_limit"]),
         ]
         self.cmd(start, check=True)
-        self.cmd(
-            [*self.base, "set-option", "-t", SESSION, "history-limit", str(req["history_limit"])],
-            check=True,
-        )
 
     def cmd(
         self, argv: list[str], check: bool = False, timeout: float = 5.0
@@ -148,13 +150,6 @@ class Tmux:
         for text, is_text in keys:
             errors += self.cmd([*target, "-l", text] if is_text else [*target, text]).stderr
         return errors
-
-    def kill(self) -> None:
-        """Stop the server (the subreaper cleanup catches anything that survives)."""
-        try:
-            self.cmd([*self.base, "kill-server"], timeout=2)
-        except (subprocess.TimeoutExpired, OSError):
-            pass
 
 
 def prepare_keys(reply: str, req: dict[str, Any]) -> list[tuple[str, bool]]:
@@ -273,7 +268,7 @@ def start(req: dict[str, Any]) -> Tmux:
     while not tmux.capture().strip():
         if deadline.expired():
             raise RuntimeError("the pane showed no prompt")
-        time.sleep(0.005)
+        time.sleep(0.01)
     setup = list(req["setup"])
     if req["completion"] == "marker":  # the marker must exist before any line can complete
         setup.insert(0, f"export PS1='{req['ps1']}'")
@@ -303,7 +298,6 @@ def main() -> int:
         if outcome["status"] != "ok":
             results += not_run(len(replies) - index - 1, "not run: the session is gone")
             break
-    tmux.kill()
     log.append(f"killed {kill_descendants()} leftover process(es)")
     emit(results, log)
     return 0

@@ -214,7 +214,10 @@ class CallEvaluator:
         provs = [prov_of(self.engine.eval(a, fn)) for a in call.args]
         provs += [prov_of(self.engine.eval(v, fn)) for _, v in call.kwargs]
         if isinstance(call.callee, Attr):
-            provs.append(prov_of(self.engine.eval(call.callee.base, fn)))
+            recv = prov_of(self.engine.eval(call.callee.base, fn))
+            # NOTE(h2): data flows from the receiver (`response.json()`), but the steps that
+            # brought the receiver here are not steps of the command: keep origins only.
+            provs.append(Prov(recv.origins, recv.unknown, recv.vars))
         joined = join_all(provs)
         if cn in PURE:
             return Opq(joined)

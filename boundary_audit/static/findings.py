@@ -136,7 +136,12 @@ def build(
 
 
 def related(v: Verdict, commit: str | None) -> list[Location]:
-    """Origins first, then the wrapping literal, then the steps, each sorted by position."""
+    """Traced origins first, then name-only ones, the wrapping literal, then the steps."""
+    origins = sorted(
+        v.prov.origins, key=lambda o: (not o.strong, o.path, o.span.start_byte, o.label)
+    )
+    strong = [o for o in origins if o.strong][:4]
+    weak = [o for o in origins if not o.strong][: 2 if strong else 4]
     out = [
         location(
             o.path,
@@ -144,14 +149,12 @@ def related(v: Verdict, commit: str | None) -> list[Location]:
             commit,
             f"model output enters: {o.label}" if o.strong else f"named like a command: {o.label}",
         )
-        for o in sorted(v.prov.origins, key=lambda o: (o.path, o.span.start_byte, o.label))
+        for o in (*strong, *weak)
     ]
     if v.wrap is not None and v.wrap.span is not None:
         out.append(
             location(v.wrap.path, v.wrap.span, commit, f"wrapped for a second parser: {v.detail}")
         )
-    out.extend(
-        location(s.path, s.span, commit, s.note)
-        for s in sorted(v.prov.steps, key=lambda s: (s.path, s.span.start_byte, s.note))
-    )
+    steps = sorted(v.prov.steps, key=lambda s: (s.path, s.span.start_byte, s.note))
+    out.extend(location(s.path, s.span, commit, s.note) for s in steps[: MAX_RELATED - len(out)])
     return out

@@ -114,11 +114,11 @@ def build_table8(
     paths = path_transports(adapters)
     probe_set: tuple[Probe, ...] = load_probes() if options.probes else ()
     static = _static(adapters, options, say) if options.static else {}
+    prints = _probe([make_transport(BASELINE), *paths], probe_set, options, say)
     with make_sandbox(options.sandbox, Limits(timeout_s=options.timeout_s)) as sandbox:
         matrix = run_matrix(tasks, reply_sets, [*paths, *extra_transports], sandbox,
-                            jobs=options.jobs, progress=progress)
+                            jobs=options.jobs, progress=progress)  # closes the transports
         described = sandbox.describe()
-        prints = _probe([make_transport(BASELINE), *paths], probe_set, options, say)
     skipped = {s.transport: s.reason for s in matrix.skipped}
 
     def measured(label: str) -> tuple[Measure, ...]:

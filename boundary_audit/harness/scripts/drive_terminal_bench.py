@@ -5,10 +5,11 @@ Runs under the terminal-bench harness venv; imported by driver_main.py. `TmuxSes
 its container only through `container.exec_run(argv, user=...)` (plus one `exec_run(str)` and
 `put_archive` in `copy_to_container`), so `LocalContainer` stands in for docker's `Container`:
 `exec_run` runs the argv here, inside the sandbox, with cwd = the work dir (the container's
-WORKDIR), stdin /dev/null and stdout+stderr merged, and returns docker's own `ExecResult`; a
-string command is split with `shlex.split`, as the docker SDK does; `put_archive` extracts the
-tar locally. Everything after that is the released code, unchanged
-(`terminal_bench/terminal/tmux_session.py` in the wheel):
+WORKDIR), stdin /dev/null and stdout+stderr merged, and returns docker's own `ExecResult` (a
+program that cannot be started gives exit 127 or 126 with the error as output, as a failed
+`docker exec` does, never an exception); a string command is split with `shlex.split`, as the
+docker SDK does; `put_archive` extracts the tar locally. Everything after that is the released
+code, unchanged (`terminal_bench/terminal/tmux_session.py` in the wheel):
 
 - `TmuxSession("agent", container, disable_recording=True)`: `tmux -V`, the timestamp helper
   copied to /tmp; `start()`: `bash -c "tmux new-session -x 160 -y 40 -d -s agent \\; set-option
@@ -84,10 +85,16 @@ class LocalContainer:
             raise RuntimeError(f"the local stand-in container runs as root only, not {user!r}")
         argv = shlex.split(cmd) if isinstance(cmd, str) else [str(a) for a in cmd]
         self.commands.append(argv)
-        proc = subprocess.run(
-            argv, cwd=self.workdir, stdin=subprocess.DEVNULL,
-            stdout=subprocess.PIPE, stderr=subprocess.STDOUT, check=False,
-        )  # fmt: skip
+        try:
+            proc = subprocess.run(
+                argv, cwd=self.workdir, stdin=subprocess.DEVNULL,
+                stdout=subprocess.PIPE, stderr=subprocess.STDOUT, check=False,
+            )  # fmt: skip
+        except OSError as exc:
+            # Docker reports a failed exec as a result, not an exception: exit 127 for a
+            # missing program, 126 otherwise (e.g. E2BIG for an argv over 128 KiB).
+            code = 127 if isinstance(exc, FileNotFoundError) else 126
+            return ExecResult(code, f"OCI runtime exec failed: {exc}".encode())
         return ExecResult(proc.returncode, proc.stdout)
 
     def put_archive(self, path: str, data: bytes) -> bool:
@@ -100,6 +107,11 @@ class LocalContainer:
 def keystrokes(reply: str) -> str:
     """R as the keystrokes of a command meant to run: newline-terminated."""
     return reply if reply.endswith(("\n", "\r")) else reply + "\n"
+
+
+def _short(key: str, keep: int = 160) -> str:
+    """A key as notes show it: long ones cut, with their length."""
+    return key if len(key) <= keep else f"{key[:keep]}... ({len(key)} chars)"
 
 
 def _wait_for_prompt(session: Any) -> bool:
@@ -129,7 +141,7 @@ def drive(reply: str, params: dict) -> dict:
         screen = session.capture_pane()
         sent = next((c for c in container.commands if c[1:2] == ["send-keys"]), None)
         if sent is not None:
-            notes.append(f"send-keys argv: {sent[4:]!r}")
+            notes.append(f"send-keys argv: {[_short(k) for k in sent[4:]]!r}")
     finally:
         container.exec_run(["tmux", "kill-server"])
     return {"status": status, "observation": screen, "exit_code": None, "notes": notes}

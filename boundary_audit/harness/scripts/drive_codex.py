@@ -141,5 +141,7 @@ def drive(reply: str, params: dict) -> dict:
                 if e.get("type") == "item.completed"
                 and e.get("item", {}).get("type") == "command_execution"]  # fmt: skip
     if commands:
-        result["notes"].append(f"codex shows: {commands[0].get('command')}")
+        shown = str(commands[0].get("command"))
+        cut = shown if len(shown) <= 200 else f"{shown[:200]}... ({len(shown)} chars)"
+        result["notes"].append(f"codex shows: {cut}")
     return result

@@ -90,6 +90,8 @@ def run_harness(
         comparisons = [pair(harness_runs, suite(t), explanations) for t in againsts]
         described = sandbox.describe()
     finally:
+        for transport in (harness, *againsts):
+            transport.close()
         sandbox.close()
     return build_report(
         spec=cls.spec,

@@ -8,11 +8,13 @@ the model, and the exact bytes left in the work dir.
 
 from __future__ import annotations
 
+import hashlib
 import importlib.util
 import json
 import sys
 import urllib.request
 from collections.abc import Callable, Iterator
+from pathlib import Path
 from types import ModuleType
 from typing import Any
 
@@ -252,3 +254,33 @@ def test_codex_refuses_rm_f_even_with_full_access_and_runs_none_of_the_command(
     outcome, left = codex("echo kept > kept.txt; rm -f other.txt")
     assert (outcome.status, outcome.exit_code, left) == ("rejected", None, {})
     assert "rejected: rm -f style commands are not permitted" in outcome.observation
+
+
+# --- the npm lock ------------------------------------------------------------------------------
+
+
+def test_the_npm_lock_is_part_of_the_digest_and_pure_python_digests_are_unchanged() -> None:
+    from boundary_audit.harness import SYSTEMS
+
+    codex_spec = SYSTEMS["codex"].spec
+    assert sorted(codex_spec.npm_files()) == ["package-lock.json", "package.json"]
+    assert '"@openai/codex": "0.171.0"' in codex_spec.npm_files()["package.json"]
+    plain = hashlib.sha256(codex_spec.lock_text().encode()).hexdigest()
+    assert codex_spec.lock_digest() != plain
+    swe = SYSTEMS["swe-agent"].spec
+    assert swe.npm_files() == {}
+    assert swe.lock_digest() == hashlib.sha256(swe.lock_text().encode()).hexdigest()
+
+
+def test_without_npm_the_install_stops_with_a_hint(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import boundary_audit.harness.install as installer
+    from boundary_audit.errors import HarnessError
+    from boundary_audit.harness import SYSTEMS
+
+    monkeypatch.setattr(installer.shutil, "which", lambda name: None)
+    with pytest.raises(HarnessError) as caught:
+        installer._npm_install(SYSTEMS["codex"].spec, tmp_path, lambda _: None)
+    assert caught.value.message == "the codex harness needs npm, which is not installed"
+    assert not (tmp_path / "npm").exists()

@@ -279,6 +279,12 @@ def shared_service() -> SshService:
         return _shared
 
 
+def running_service() -> SshService | None:
+    """The process-wide sshd if it has been started (benchmarks read its pid), else None."""
+    with _shared_lock:
+        return _shared
+
+
 def stop_shared() -> None:
     """Stop the process-wide sshd now (tests; otherwise it stops at exit). Idempotent."""
     global _shared

@@ -40,7 +40,9 @@ LOSSLESS = frozenset({BoundaryClass.SHELL_STRING, BoundaryClass.SCRIPT_FILE})
 class ProbeSettings:
     """How scan probes findings."""
 
-    select: str = "core"
+    select: str = "all"
+    """Every task: the boundary families (stdin readers, sessions, keystrokes) are what
+    separate the session, stdin and tty classes from a plain shell string."""
     replies: tuple[str, ...] = ("oracle", "naive")
     sandbox: str = "auto"
     jobs: int = 2

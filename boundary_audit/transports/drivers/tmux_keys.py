@@ -36,6 +36,7 @@ if TYPE_CHECKING:  # NOTE(h6): run as a script, the driver imports its sibling d
         not_run,
         read_request,
         result,
+        sleeping,
         waiting_for_input,
     )
 else:
@@ -49,6 +50,7 @@ else:
         not_run,
         read_request,
         result,
+        sleeping,
         waiting_for_input,
     )
 
@@ -65,6 +67,8 @@ class Tmux:
         os.mkdir(self.dir, 0o700)  # NOTE(h6): not tempfile, whose import costs more than a run
         self.base = ["tmux", "-S", os.path.join(self.dir, "s")]
         self.seen = ""
+        self.server = 0
+        """The tmux server's pid (learned from the first `pane_state`)."""
         start = [
             *self.base,
             "-f",
@@ -99,11 +103,18 @@ class Tmux:
         return done
 
     def pane_state(self) -> tuple[int, str] | None:
-        """(pid of the pane's shell, cursor and history position), or None if gone."""
-        fmt = "#{pane_pid} #{cursor_x},#{cursor_y},#{history_size}"
+        """(pid of the pane's shell, cursor and history position), or None if gone.
+
+        Also a round trip through the server: when it answers, it has handled the keys sent
+        before (it writes them to the pane as soon as the pane can take them).
+        """
+        fmt = "#{pid} #{pane_pid} #{cursor_x},#{cursor_y},#{history_size}"
         out = self.cmd([*self.base, "display-message", "-p", "-t", SESSION, fmt])
-        pid, _, where = out.stdout.decode().strip().partition(" ")
-        return (int(pid), where) if out.returncode == 0 and pid.isdigit() else None
+        words = out.stdout.decode().split()
+        if out.returncode != 0 or len(words) != 3 or not words[1].isdigit():
+            return None
+        self.server = int(words[0])
+        return int(words[1]), words[2]
 
     def stall_watch(self) -> dict[str, Any]:
         """State for `stalled`, taken before the keys are sent: the pane's position then."""
@@ -119,7 +130,8 @@ class Tmux:
         """
         state = self.pane_state()
         now = time.monotonic()
-        if state is None or not waiting_for_input(state[0]) or state[1] != watch["where"]:
+        idle = state is not None and sleeping(self.server) and waiting_for_input(state[0])
+        if state is None or not idle or state[1] != watch["where"]:
             watch["where"], watch["since"] = (state[1] if state else None), now
             return False
         needed = 1.0 if state[1] == watch["start"] else 0.1
@@ -196,7 +208,12 @@ def wait_done(tmux: Tmux, deadline: Deadline, watch: dict[str, Any]) -> str:
                 if deadline.expired():
                     return "timeout"
                 if tmux.stalled(watch):
-                    return "stalled"
+                    # NOTE(h6): a shell back at its prompt may just have sent the signal our
+                    # waiter has yet to wake up for; give it a moment before believing a stall.
+                    try:
+                        return "ok" if waiter.wait(timeout=1.0) == 0 else "exited"
+                    except subprocess.TimeoutExpired:
+                        return "stalled"
                 continue
             return "ok" if code == 0 else "exited"
     finally:

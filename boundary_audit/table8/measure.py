@@ -9,6 +9,7 @@ they pass raw and break through the path. Probes run per path in their own sandb
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
@@ -56,10 +57,14 @@ def run_matrix(
 REASON_LIMIT = 160
 
 
+_ELAPSED = re.compile(r"timed out after [0-9.]+s")
+
+
 def short_reason(reason: str) -> str:
-    """The validator's reason without the byte excerpts, which may hold run-dependent text
-    (a broken reply can print `date` or a temp path into a file): what differed, not how."""
-    first = reason.splitlines()[0] if reason else ""
+    """The validator's reason without what varies between identical runs: the byte excerpts
+    (a broken reply can print `date` or a temp path into a file) and the elapsed time of a
+    timeout. What differed, not how."""
+    first = _ELAPSED.sub("timed out", reason.splitlines()[0] if reason else "")
     cut = first.find(": expected ")
     kept = first if cut < 0 else first[:cut]
     return kept if len(kept) <= REASON_LIMIT else kept[: REASON_LIMIT - 1] + "…"

@@ -125,5 +125,5 @@ def test_a_hang_is_cut_and_the_server_and_daemons_are_gone(sandbox: Sandbox) -> 
     (daemons,), _ = run(
         sandbox, "tmux-keys", ["setsid sleep 300 & nohup sleep 300 >/dev/null 2>&1 & echo ok"]
     )
-    assert b"\nok\n" in pane(daemons)
+    assert b"\nok" in pane(daemons)  # the pane may not have drawn what follows yet
     assert daemons.escaped_killed == 0  # tmux server, pane shell and both sleeps: killed

@@ -20,6 +20,7 @@ from boundary_audit.harness.report import SCHEMA, build_report
 from boundary_audit.harness.suite import CellRun, final_state
 from boundary_audit.harness.transport import parse_driver_output
 from boundary_audit.sandbox.interface import ExecResult
+from boundary_audit.transports import TRANSPORTS
 
 
 def proc(stdout: bytes = b"", stderr: bytes = b"", timed_out: bool = False) -> ExecResult:
@@ -127,9 +128,13 @@ def test_bad_explanations_are_one_line_config_errors(text: str, message: str) ->
     assert err.value.message == message
 
 
-def test_every_system_ships_valid_explanations() -> None:
-    for name in SYSTEMS:
-        assert all(e.text and e.tasks for e in packaged(name)), name
+def test_the_shipped_explanations_parse_and_name_the_adapter_or_a_transport() -> None:
+    for name in ("swe-agent", "langchain", "autogen"):
+        entries = packaged(name)
+        assert entries, name
+        for e in entries:
+            assert e.kind in ("explanation", "adapter-fix") and len(e.text) > 200, e.id
+            assert e.against and all(":" in a or a in TRANSPORTS for a in e.against), e.id
 
 
 def cell(

@@ -19,7 +19,9 @@ blocks with `CodeExecutorAgent._extract_markdown_code_blocks`, and runs them thr
   ignores SIGTERM), which changes nothing the reply can observe.
 
 Parameters: `timeout` (the executor's, default 60 s), `fence` (`wrap` or `verbatim`),
-`executor` (`local` or `docker`), `image` and `docker_host` (docker only; "" = defaults).
+`executor` (`local` or `docker`), and for docker `image`, `docker_host` ("" = defaults) and
+`delete_tmp_files` (AutoGen's option, default false as in AutoGen: the script stays in the
+work dir, a collateral file for every task).
 """
 
 from __future__ import annotations
@@ -78,13 +80,21 @@ class AutoGenHarness(HarnessTransport):
     name = "harness:autogen"
     boundary_class = SPEC.boundary_class
     spec = SPEC
-    defaults = {"timeout": 60, "fence": "wrap", "executor": "local", "image": "", "docker_host": ""}
+    defaults = {
+        "timeout": 60,
+        "fence": "wrap",
+        "executor": "local",
+        "image": "",
+        "docker_host": "",
+        "delete_tmp_files": False,
+    }
     param_help = {
         "timeout": "the executor's timeout in whole seconds",
         "fence": "wrap (R becomes one ```sh block) or verbatim (R is the whole model message)",
         "executor": "local (LocalCommandLineCodeExecutor) or docker (DockerCommandLine...)",
         "image": "docker: the image to run (default: the locally built boundary-audit image)",
         "docker_host": "docker: the engine URL (default: the private engine, started if needed)",
+        "delete_tmp_files": "docker: AutoGen's option to delete each block's script after it ran",
     }
     choices = {"fence": ("wrap", "verbatim"), "executor": ("local", "docker")}
 

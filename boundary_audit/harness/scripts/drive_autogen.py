@@ -17,7 +17,8 @@ hook, output rewording) on the chosen executor:
 - `executor=docker`: `DockerCommandLineCodeExecutor(image=..., work_dir=cwd, bind_dir=HOST_WORK,
   container_name=...)`: a container with entrypoint `/bin/sh` and the work dir bound at
   /workspace; each block runs as `exec_run(["timeout", T, "sh", file])`; files are kept
-  (`delete_tmp_files=False`). Needs `DOCKER_HOST` and an image present in the engine.
+  (AutoGen's default `delete_tmp_files=False`; the `delete_tmp_files` parameter sets it).
+  Needs `DOCKER_HOST` and an image present in the engine.
 """
 
 from __future__ import annotations
@@ -50,6 +51,7 @@ def _executor(params: dict) -> Any:  # the executor classes exist only in the ha
         container_name=params["container_name"],
         timeout=timeout,
         stop_container=False,  # the host removes the container (see drivers/autogen.py)
+        delete_tmp_files=bool(params["delete_tmp_files"]),
     )
 
 

@@ -128,9 +128,10 @@ class Tmux:
         where it was before the keys were sent must hold still for a full second; one that
         moved (the typed line was echoed) for 100 ms.
         """
+        server_idle = self.server > 0 and sleeping(self.server)  # looked at before we talk to it
         state = self.pane_state()
         now = time.monotonic()
-        idle = state is not None and sleeping(self.server) and waiting_for_input(state[0])
+        idle = state is not None and server_idle and waiting_for_input(state[0])
         if state is None or not idle or state[1] != watch["where"]:
             watch["where"], watch["since"] = (state[1] if state else None), now
             return False

@@ -1,44 +1,94 @@
 """Byte-level prefilters: a file whose bytes cannot match any sink pattern skips the query pass.
 
-Running the sink queries costs about two thirds of parsing; most files of a real tree have no
+Running the sink queries costs about half of parsing; most files of a real tree have no
 process API at all. Each pattern in `queries/<dialect>/` needs some literal text to match (a
-callee name, `shell=`, a quoted shell name...); the regex here is the union of those texts
-for a dialect, so it must match every file in which a sink query could match. A registry
-test checks that on every fixture and specimen. A dialect without an entry is never skipped.
+callee name, `shell=`, a quoted shell name...); the tokens here cover those texts for a
+dialect, so at least one of them occurs in every file in which a sink query could match. A
+registry test checks that on every fixture and specimen. Plain substring tests (`in`) are
+used because they run at memory speed, unlike a regex alternation over the whole file. A
+dialect without an entry is never skipped.
 """
 
 from __future__ import annotations
 
-import re
+_QUOTED_SHELL = (b"sh'", b'sh"', b"sh`")
+_TMUX = (b"tmux",)
 
-_SHELL_WORD = rb"""['"`](?:/usr)?(?:/local)?(?:/bin/)?(?:env )?(?:ba|z|da|k|a)?sh['"`]"""
-_TMUX_WORD = rb"""['"`](?:/usr)?(?:/bin/)?tmux['"`]"""
-
-SINK_PREFILTER: dict[str, re.Pattern[bytes]] = {
-    "python": re.compile(
-        rb"shell\s*=|system|popen|getoutput|subprocess|run_process|stdin|communicate|input\s*="
-        rb"|send|session|exec|spawn|Popen|check_|\b(?:run|call)\s*\(|sandbox|sbx|devbox|runtime"
-        rb"|workspace|containers|" + _SHELL_WORD + rb"|" + _TMUX_WORD
+SINK_TOKENS: dict[str, tuple[bytes, ...]] = {
+    "python": (
+        b"shell",
+        b"system",
+        b"popen",
+        b"getoutput",
+        b"subprocess",
+        b"run_process",
+        b"stdin",
+        b"communicate",
+        b"input",
+        b"send",
+        b"session",
+        b"exec",
+        b"spawn",
+        b"Popen",
+        b"check_",
+        b"run(",
+        b"run (",
+        b"call(",
+        b"call (",
+        b"sandbox",
+        b"sbx",
+        b"devbox",
+        b"runtime",
+        b"workspace",
+        b"containers",
+        *_QUOTED_SHELL,
+        *_TMUX,
     ),
-    "javascript": re.compile(
-        rb"exec|spawn|fork|stdin|\.write\s*\(|\$\s*`|\.run\s*\(|Cmd\b|"
-        + _SHELL_WORD
-        + rb"|"
-        + _TMUX_WORD
+    "javascript": (
+        b"exec",
+        b"spawn",
+        b"fork",
+        b"stdin",
+        b".write",
+        b"$`",
+        b"$ `",
+        b".run",
+        b"Cmd",
+        *_QUOTED_SHELL,
+        *_TMUX,
     ),
-    "rust": re.compile(
-        rb"\.(?:spawn|output|status|write_all|write|exec|shell|raw_command)\s*\(|Exec(?:Options|Config)"
-        rb"|" + _SHELL_WORD + rb"|" + _TMUX_WORD
+    "rust": (
+        b".spawn",
+        b".output",
+        b".status",
+        b".write",
+        b".exec",
+        b".shell",
+        b".raw_command",
+        b"ExecOptions",
+        b"ExecConfig",
+        *_QUOTED_SHELL,
+        *_TMUX,
     ),
-    "go": re.compile(
-        rb"Command|Stdin|Write|Fprint|\.(?:Run|Output|CombinedOutput|Start)\s*\(|Exec(?:Options|Config)"
-        rb"|" + _SHELL_WORD + rb"|" + _TMUX_WORD
+    "go": (
+        b"Command",
+        b"Stdin",
+        b"Write",
+        b"Fprint",
+        b".Run",
+        b".Output",
+        b".CombinedOutput",
+        b".Start",
+        b"ExecOptions",
+        b"ExecConfig",
+        *_QUOTED_SHELL,
+        *_TMUX,
     ),
 }
-"""Per query dialect: a regex every file with a possible sink match contains."""
+"""Per query dialect: substrings at least one of which every file with a sink match contains."""
 
 
 def may_have_sinks(dialect: str, data: bytes) -> bool:
     """False only if no sink pattern of `dialect` can match `data`."""
-    pattern = SINK_PREFILTER.get(dialect)
-    return pattern is None or pattern.search(data) is not None
+    tokens = SINK_TOKENS.get(dialect)
+    return tokens is None or any(t in data for t in tokens)

@@ -51,7 +51,7 @@ class SerializedCommand(Check):
     name = "serialized-command"
     classes = (BoundaryClass.SERIALIZED,)
     phase = "guarded"
-    guard = re.compile(rb"""[\"'`]\s*[\[{]{1,2}\s*\\{0,3}\"[A-Za-z_]""")
+    guard = re.compile(rb'\{\{?\s*\\{0,3}"[A-Za-z_]')
 
     @classmethod
     def sites(cls, lang: str, caps: Captures) -> Iterator[Site]:

@@ -1,8 +1,9 @@
 """`docker`: `docker exec C sh -c R` against a real engine (the session's private dockerd).
 
 The container's `sh` is dash (one parse, no bash syntax); the workspace appears at the same
-inner paths with the sandbox's environment; a hang is cut at the timeout; and no container
-of the transport outlives its run.
+inner paths with the sandbox's environment; a hang is cut at the timeout; a warm container
+shows each run only its own workspace and none of the previous run's processes; and no
+container of the transport outlives `close`.
 """
 
 from __future__ import annotations
@@ -72,4 +73,24 @@ def test_a_hang_is_cut_and_background_processes_die_with_the_container(
     transport.close()
     assert (hang.exit_code, hang.timed_out) == (None, True)
     assert (daemon.exit_code, daemon.stdout) == (0, b"started\n")
+    assert leftover_containers(docker_engine) == []
+
+
+def test_a_warm_container_gives_each_run_only_its_own_workspace(
+    sandbox: Sandbox, transport: DockerTransport, docker_engine: DockerEngine
+) -> None:
+    with sandbox.workspace() as first:
+        one = transport.execute("sleep 300 & printf a > a.txt; mktemp", first, sandbox)
+        made = one.stdout.decode().strip().rsplit("/", 1)[-1]
+        assert sorted(p.name for p in first.root.iterdir()) == sorted(
+            ["bin", "home", "obs", "work", made]
+        )  # the reply's mktemp file came back with the workspace
+        assert (first.work / "a.txt").read_bytes() == b"a"
+    listing = "ls /tmp /tmp/work; cat /proc/[0-9]*/cmdline | tr '\\0' ' '"
+    with sandbox.workspace() as second:
+        two = transport.execute(listing, second, sandbox)
+    assert two.stdout.startswith(b"/tmp:\nbin\nhome\nobs\nwork\n\n/tmp/work:\n")
+    assert b"sleep infinity" in two.stdout  # the same warm container...
+    assert b"sleep 300" not in two.stdout  # ...without the first run's leftovers
+    transport.close()
     assert leftover_containers(docker_engine) == []

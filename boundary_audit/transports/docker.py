@@ -22,11 +22,13 @@ import shutil
 import threading
 import time
 from concurrent.futures import Future, ThreadPoolExecutor
+from pathlib import Path
 from typing import Any
 
 from boundary_audit.errors import EnvironmentUnavailable, TransportError
-from boundary_audit.sandbox.interface import BASE_PATH, ExecResult, Sandbox, Workspace
+from boundary_audit.sandbox.interface import BASE_PATH, ExecResult, Limits, Sandbox, Workspace
 from boundary_audit.taxonomy import BoundaryClass
+from boundary_audit.transports._docker_slots import RESET, SlotPool, move_in, move_out, poolable
 from boundary_audit.transports.interface import Transport, TransportResult
 
 
@@ -50,6 +52,7 @@ class DockerTransport(Transport):
         self._dockerd: Any = None
         self._remover = ThreadPoolExecutor(max_workers=2, thread_name_prefix="ba-docker-rm")
         self._removals: list[Future[None]] = []
+        self._slots = SlotPool(self._new_slot)
         self.image = ""
 
     def supports(self, sandbox: Sandbox) -> str | None:
@@ -87,16 +90,55 @@ class DockerTransport(Transport):
     def execute(self, reply: str, ws: Workspace, sandbox: Sandbox) -> ExecResult:
         client = self._start()
         timeout = float(self.params["timeout"]) or float(sandbox.limits.timeout_s)
-        container = _create(client, self.image, ws, sandbox)
+        argv = [str(self.params["shell"]), *str(self.params["flags"]).split(), reply]
+        if not poolable(ws):
+            return self._execute_fresh(client, argv, ws, sandbox, timeout)
+        slot = self._slots.acquire(ws, sandbox.limits)
+        healthy = False
         try:
-            argv = [str(self.params["shell"]), *str(self.params["flags"]).split(), reply]
+            move_in(ws, slot)
+            try:
+                result = _exec(client, slot.container, argv, ws, sandbox, timeout)
+                _reset(client, slot.container)  # before the workspace leaves the container
+                healthy = True
+            finally:
+                move_out(ws, slot)
+            return result
+        finally:
+            if healthy:
+                self._slots.release(ws, sandbox.limits, slot)
+            else:
+                self._slots.discard(slot)
+                self._dispose(slot.container)
+
+    def _execute_fresh(
+        self, client: Any, argv: list[str], ws: Workspace, sandbox: Sandbox, timeout: float
+    ) -> ExecResult:
+        """A container of its own for this run (workspaces whose inner paths are host paths)."""
+        container = _create(client, self.image, _mounts(ws), ws.inner_work, sandbox.limits)
+        try:
             return _exec(client, container, argv, ws, sandbox, timeout)
         finally:
-            _kill(container)
-            with self._lock:
-                self._removals.append(self._remover.submit(_remove, container))
+            self._dispose(container)
+
+    def _new_slot(self, ws: Workspace, slot_dir: Path, limits: Limits) -> Any:
+        from docker.types import Mount  # type: ignore[import-untyped]
+
+        mounts = [
+            Mount(ws.inner_tmp, str(slot_dir), type="bind"),
+            Mount(ws.inner_bin, str(slot_dir / "bin"), type="bind", read_only=True),
+        ]
+        return _create(self._start(), self.image, mounts, ws.inner_work, limits)
+
+    def _dispose(self, container: Any) -> None:
+        """Kill now (nothing may touch the workspace after `execute`), remove in the background."""
+        _kill(container)
+        with self._lock:
+            self._removals.append(self._remover.submit(_remove, container))
 
     def close(self) -> None:
+        for slot in self._slots.drain():
+            self._dispose(slot.container)
         with self._lock:
             removals, self._removals = self._removals, []
         errors = [f.exception() for f in removals]
@@ -113,7 +155,7 @@ class DockerTransport(Transport):
 
 
 def _mounts(ws: Workspace) -> list[Any]:
-    from docker.types import Mount  # type: ignore[import-untyped]
+    from docker.types import Mount
 
     pairs = [(ws.tmp, ws.inner_tmp), (ws.work, ws.inner_work), (ws.home, ws.inner_home),
              (ws.obs, ws.inner_obs)]  # fmt: skip
@@ -122,23 +164,22 @@ def _mounts(ws: Workspace) -> list[Any]:
     return mounts
 
 
-def _create(client: Any, image: str, ws: Workspace, sandbox: Sandbox) -> Any:
+def _create(client: Any, image: str, mounts: list[Any], workdir: str, lim: Limits) -> Any:
     import docker
     from docker.types import Ulimit
 
-    lim = sandbox.limits
     try:
         container = client.containers.create(
             image,
             command=["sleep", "infinity"],
-            working_dir=ws.inner_work,
+            working_dir=workdir,
             hostname="sandbox",
             user="0:0",
             network_mode="none",
             read_only=True,
             cap_drop=["ALL"],
             security_opt=["no-new-privileges"],
-            mounts=_mounts(ws),
+            mounts=mounts,
             mem_limit=lim.memory_bytes,
             memswap_limit=lim.memory_bytes,
             pids_limit=lim.max_procs,
@@ -147,7 +188,7 @@ def _create(client: Any, image: str, ws: Workspace, sandbox: Sandbox) -> Any:
                 Ulimit(name="fsize", soft=lim.file_bytes, hard=lim.file_bytes),
                 Ulimit(name="core", soft=0, hard=0),
             ],  # fmt: skip
-            labels={"boundary-audit.run": ws.run_id, "boundary-audit.transport": "docker"},
+            labels={"boundary-audit.transport": "docker"},
         )
         container.start()
     except docker.errors.DockerException as exc:
@@ -182,13 +223,24 @@ def _exec(
     reader.join(timeout)
     timed_out = reader.is_alive()
     if timed_out:
-        _kill(container)
+        _reset(client, container)  # ends the exec; a failure here discards the container
         reader.join(5)
     code = None if timed_out else api.exec_inspect(exec_id).get("ExitCode")
     return TransportResult(
         exit_code=code, stdout=bytes(out), stderr=bytes(err), timed_out=timed_out,
         duration_s=time.monotonic() - started,
     )  # fmt: skip
+
+
+def _reset(client: Any, container: Any) -> None:
+    """Kill every process the reply left in `container` and empty its /dev/shm."""
+    import docker
+
+    try:
+        exec_id = client.api.exec_create(container.id, ["sh", "-c", RESET], user="0:0")["Id"]
+        client.api.exec_start(exec_id)
+    except docker.errors.DockerException as exc:
+        raise TransportError(f"docker: cannot reset container {container.id[:12]}: {exc}") from exc
 
 
 def _kill(container: Any) -> None:

@@ -28,6 +28,7 @@ from boundary_audit.sandbox import SandboxChoice
 from boundary_audit.table8.specimens import DemoOptions, run_demo
 
 DEFAULT_DIR = Path("boundary-audit-report")
+DEFAULT_JOBS = 4
 DEFAULT_SELECT = "*-t3"
 """The hostile tier (tier 3) of every family: what keeps the demo under a minute."""
 SCAN_FILES = {OutputFormat.JSON: "scan.json", OutputFormat.SARIF: "scan.sarif",
@@ -41,6 +42,7 @@ def regenerate_command(o: DemoOptions) -> str:
     argv += [a for r in o.replies for a in ("--replies", r)] if o.replies != ("oracle",) else []
     argv += ["--sandbox", o.sandbox] if o.sandbox != SandboxChoice.AUTO.value else []
     argv += ["--no-probes"] if not o.probes else []
+    argv += ["--jobs", str(o.jobs)] if o.jobs != DEFAULT_JOBS else []
     return shlex.join(argv)
 
 
@@ -55,7 +57,10 @@ def demo(
         "--replies", "-r", help="Reply sets (repeatable; default oracle).")] = None,
     sandbox: Annotated[SandboxChoice, typer.Option(
         "--sandbox", case_sensitive=False, help="Where replies run.")] = SandboxChoice.AUTO,
-    jobs: Annotated[int, typer.Option("--jobs", "-j", min=1, help="Runs in parallel.")] = 2,
+    jobs: Annotated[int, typer.Option(
+        "--jobs", "-j", min=1,
+        help="Runs in parallel (most of a run is waiting on tmux, ssh and sessions).",
+    )] = DEFAULT_JOBS,
     no_probes: Annotated[bool, typer.Option(
         "--no-probes", help="Skip the fingerprint probes.")] = False,
 ) -> int:

@@ -57,7 +57,8 @@ class DemoOptions:
     select: str = "core"
     replies: tuple[str, ...] = ("oracle",)
     sandbox: str = "auto"
-    jobs: int = 2
+    jobs: int = 4
+    """Parallel runs: most of a run waits on tmux, ssh or a session, so 4 beats 2 on 2 cores."""
     timeout_s: float = 10.0
     probes: bool = True
     command: str = ""

@@ -16,6 +16,7 @@ import pytest
 from boundary_audit.sandbox import Limits, Sandbox, make_sandbox
 from boundary_audit.services import sshd
 from boundary_audit.transports import make_transport
+from boundary_audit.transports.interface import note
 
 pytestmark = [pytest.mark.bwrap, pytest.mark.tmux, pytest.mark.sshd]
 DAEMONS = "setsid sleep 300 & nohup sleep 300 >/dev/null 2>&1 & (sleep 300 &) ; echo up"
@@ -56,4 +57,4 @@ def test_nothing_outlives_the_driver(sandbox: Sandbox, name: str, reply: str) ->
     elif reply == DAEMONS:
         assert b"up" in first.stdout and not first.timed_out
     elif name == "ssh":  # each reply is its own remote shell: the next one still runs
-        assert (first.timed_out, after.exit_code) == (False, 0)
+        assert (first.timed_out, after.exit_code) == (False, 0), (after.stderr, note(after))

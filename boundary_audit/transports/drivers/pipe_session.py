@@ -134,6 +134,10 @@ def run_reply(shell: PipeShell, reply: str, req: dict[str, Any]) -> dict[str, An
             if line.startswith(marker):
                 code = line[len(marker) :].strip()
                 status = int(code) if code.lstrip(b"-").isdigit() else None
+                # bash wrote the reply's stderr before it ran the marker's printf, so it sits
+                # in the pipe now even when the marker's line was read first: collect it.
+                while shell.pump(0):
+                    pass
                 err += _drain(shell, shell.proc.stderr.fileno() if shell.proc.stderr else -1)
                 return result(
                     "ok", status, bytes(out), bytes(err), elapsed_s=time.monotonic() - started

@@ -79,9 +79,23 @@ def test_work_dir_is_writable_and_seen_by_the_host(sandbox: Sandbox) -> None:
 
 @pytest.mark.parametrize("sandbox", ISOLATING, indirect=True)
 def test_root_is_read_only_and_bin_too(sandbox: Sandbox) -> None:
-    script = "for p in /x /etc/x /usr/x /tmp/bin/x; do touch $p 2>/dev/null && echo $p; done; echo end"
+    places = "/x /etc/x /usr/x /tmp/bin/x /usr/local/sbin/x"
+    script = f"for p in {places}; do touch $p 2>/dev/null && echo $p; done; echo end"
     code, out, _ = sh(sandbox, script)
     assert (code, out) == (0, b"end\n")
+
+
+@pytest.mark.parametrize("sandbox", ISOLATING, indirect=True)
+def test_helpers_stay_on_the_path_that_login_shells_and_an_empty_environment_rebuild(
+    sandbox: Sandbox,
+) -> None:
+    with sandbox.workspace() as ws:
+        (ws.bin / "ba-helper").write_text("#!/bin/sh\necho helper\n")
+        (ws.bin / "ba-helper").chmod(0o755)
+        login = sandbox.run(ws, ["bash", "-lc", "ba-helper; command -v ba-helper"])
+        empty = sandbox.run(ws, ["env", "-i", "/bin/bash", "-c", "ba-helper"])
+    assert login.stdout == b"helper\n/usr/local/sbin/ba-helper\n"
+    assert (empty.exit_code, empty.stdout) == (0, b"helper\n")
 
 
 @pytest.mark.bwrap

@@ -24,7 +24,7 @@ ROWS = {
     "python_session": ("shell-session", "session", 2, "medium"),
     "python_stdin": ("shell-stdin", "stdin", 2, "medium"),
     "python_tmux": ("tty-keystrokes", "tmux-keys", 2, "medium"),
-    "rust_exec": ("shell-string", "raw(flags=-lc)", 1, "medium"),
+    "rust_exec": ("shell-string", "raw(flags=-lc)", 2, "high"),
     "typescript_launcher": ("argv-direct", "argv-shell-quote", 1, "high"),
 }
 
@@ -39,7 +39,7 @@ def test_demo_writes_the_specimens_report(tmp_path: Path,
     assert main(argv) == ExitCode.OK
     captured = capsys.readouterr()
     assert captured.err.splitlines()[-1] == (
-        f"demo: 9 boundaries in the specimens, 5 confirmed by measurement; reports in {out}/")
+        f"demo: 9 boundaries in the specimens, 6 confirmed by measurement; reports in {out}/")
     assert "Table 8 of the specimens" in captured.out
     assert sorted(p.name for p in out.iterdir()) == [
         "scan.json", "scan.md", "scan.sarif", "specimens", "table8.json", "table8.md"]

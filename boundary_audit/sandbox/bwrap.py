@@ -182,7 +182,7 @@ class BwrapSandbox(Sandbox):
             shutil.which("bwrap") or "bwrap",
             *static_args(),
             "--bind", str(ws.root), layout.INNER_ROOT,
-            "--ro-bind", str(ws.bin), ws.inner_bin,
+            *(a for t in layout.bin_targets(ws) for a in ("--ro-bind", str(ws.bin), t)),
             *exposed,
             "--remount-ro", "/",
             "--chdir", ws.inner_work,

@@ -6,8 +6,8 @@ stopped on `close()` if we started it); the image is built from the host's binar
 
 - entry point: the same bash reaper as bwrap, as the container's pid 1, writing its status to
   `/.ba/status` and reading stdin from `/.ba/stdin` (a per-run control dir bound at /.ba);
-- the workspace root bound at /tmp, bin/ read-only at /tmp/bin (the fixed inner paths of
-  `layout`), cwd /tmp/work, the scrubbed environment;
+- the workspace root bound at /tmp, bin/ read-only at /usr/local/sbin and /tmp/bin (the fixed
+  inner paths of `layout`), cwd /tmp/work, the scrubbed environment;
 - `network_mode=none`, read-only root filesystem, all capabilities dropped,
   no-new-privileges, logging driver `none` (output is streamed by attach, capped here);
 - limits through the API: `mem_limit` (= memswap), `pids_limit`, `nano_cpus` (one CPU),
@@ -147,7 +147,10 @@ class DockerSandbox(Sandbox):
                 security_opt=["no-new-privileges"],
                 mounts=[
                     Mount(layout.INNER_ROOT, str(ws.root), type="bind"),
-                    Mount(ws.inner_bin, str(ws.bin), type="bind", read_only=True),
+                    *(
+                        Mount(t, str(ws.bin), type="bind", read_only=True)
+                        for t in layout.bin_targets(ws)
+                    ),
                     Mount(CTL, str(ctl), type="bind"),
                 ],
                 mem_limit=lim.memory_bytes,

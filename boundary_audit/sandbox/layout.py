@@ -11,7 +11,14 @@ Host side, every backend creates one fresh directory per workspace::
 Inside the isolating backends (bwrap, docker) the root is bound at **/tmp**, so the inner
 paths are fixed and outputs are identical across runs and machines::
 
-    /tmp = TMPDIR, /tmp/work (cwd), /tmp/home (HOME), /tmp/obs (BA_OBS), /tmp/bin (ro, on PATH)
+    /tmp = TMPDIR, /tmp/work (cwd), /tmp/home (HOME), /tmp/obs (BA_OBS)
+    /usr/local/sbin = bin/ (read-only, first on PATH; also read-only at /tmp/bin)
+
+The helpers live at /usr/local/sbin because that directory is on every PATH a shell rebuilds
+for itself: Debian's /etc/profile for root (`bash -l`, tmux's login shells) and bash's
+built-in default when PATH is unset (LangChain's empty environment). Bound under /tmp only,
+they vanished behind those shells' PATH and a boundary looked damaging for a reason that has
+nothing to do with quoting.
 
 `/tmp` is therefore private to the run, and what a reply leaves there (mktemp files) stays
 inspectable on the host until the workspace is removed. The plain-directory backend cannot
@@ -29,6 +36,7 @@ from boundary_audit.sandbox.interface import Workspace
 
 SUBDIRS = ("work", "home", "obs", "bin")
 INNER_ROOT = "/tmp"
+INNER_BIN = "/usr/local/sbin"
 
 
 def new_workspace(*, fixed_inner: bool, parent: Path | None = None) -> Workspace:
@@ -48,9 +56,20 @@ def new_workspace(*, fixed_inner: bool, parent: Path | None = None) -> Workspace
         inner_work=str(inner / "work"),
         inner_home=str(inner / "home"),
         inner_obs=str(inner / "obs"),
-        inner_bin=str(inner / "bin"),
+        inner_bin=INNER_BIN if fixed_inner else str(root / "bin"),
         inner_tmp=str(inner),
     )
+
+
+def bin_targets(ws: Workspace) -> tuple[str, ...]:
+    """Inner paths where an isolating backend binds `ws.bin` read-only.
+
+    With fixed inner paths, bin/ also appears under the writable /tmp bind; it is bound
+    read-only there too, or a reply could rewrite the helpers it runs through /usr/local/sbin.
+    """
+    if ws.inner_bin == INNER_BIN:
+        return (INNER_BIN, f"{INNER_ROOT}/bin")
+    return (ws.inner_bin,)
 
 
 def remove_workspace(ws: Workspace) -> None:

@@ -26,6 +26,7 @@ from pathlib import Path
 from typing import Any
 
 from boundary_audit.errors import EnvironmentUnavailable, TransportError
+from boundary_audit.sandbox import layout
 from boundary_audit.sandbox.interface import BASE_PATH, ExecResult, Limits, Sandbox, Workspace
 from boundary_audit.taxonomy import BoundaryClass
 from boundary_audit.transports._docker_slots import RESET, SlotPool, move_in, move_out, poolable
@@ -67,7 +68,7 @@ class DockerTransport(Transport):
     def _start(self) -> Any:
         with self._lock:
             if self._client is None:
-                import docker  # type: ignore[import-untyped]
+                import docker
 
                 from boundary_audit.services.dockerd import Dockerd
                 from boundary_audit.services.images import ensure_image
@@ -122,11 +123,14 @@ class DockerTransport(Transport):
             self._dispose(container)
 
     def _new_slot(self, ws: Workspace, slot_dir: Path, limits: Limits) -> Any:
-        from docker.types import Mount  # type: ignore[import-untyped]
+        from docker.types import Mount
 
         mounts = [
             Mount(ws.inner_tmp, str(slot_dir), type="bind"),
-            Mount(ws.inner_bin, str(slot_dir / "bin"), type="bind", read_only=True),
+            *(
+                Mount(t, str(slot_dir / "bin"), type="bind", read_only=True)
+                for t in layout.bin_targets(ws)
+            ),
         ]
         return _create(self._start(), self.image, mounts, ws.inner_work, limits)
 
@@ -160,7 +164,7 @@ def _mounts(ws: Workspace) -> list[Any]:
     pairs = [(ws.tmp, ws.inner_tmp), (ws.work, ws.inner_work), (ws.home, ws.inner_home),
              (ws.obs, ws.inner_obs)]  # fmt: skip
     mounts = [Mount(inner, str(host), type="bind") for host, inner in pairs]
-    mounts.append(Mount(ws.inner_bin, str(ws.bin), type="bind", read_only=True))
+    mounts += [Mount(t, str(ws.bin), type="bind", read_only=True) for t in layout.bin_targets(ws)]
     return mounts
 
 

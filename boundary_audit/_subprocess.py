@@ -20,6 +20,23 @@ from boundary_audit.errors import BoundaryAuditError, EnvironmentUnavailable
 
 DEFAULT_OUTPUT_CAP = 16 * 1024 * 1024
 
+SPAWN_LOCK = threading.Lock()
+"""Held while a child is started (until it has exec'd) and while a file it may run is written.
+
+A child forked while another thread holds a file open for writing inherits that descriptor
+until its own exec closes it (O_CLOEXEC); running that file in the meantime fails with ETXTBSY
+("Text file busy"). The parallel runner writes each run's helper programs while other runs
+start their sandboxes, so the two must not overlap. `Popen` returns only after the child's
+exec, so holding the lock around it closes the window.
+"""
+
+
+def write_executable(path: Path, data: bytes, mode: int = 0o755) -> None:
+    """Write a file that some child may execute (see SPAWN_LOCK)."""
+    with SPAWN_LOCK:
+        path.write_bytes(data)
+        os.chmod(path, mode)
+
 
 @dataclass(frozen=True)
 class ProcessResult:
@@ -85,15 +102,18 @@ def run(
     label = what or Path(argv[0]).name
     start = time.monotonic()
     try:
-        proc = subprocess.Popen(
-            argv,
-            stdin=subprocess.PIPE if input is not None else (subprocess.DEVNULL if stdin_devnull else None),
-            stdout=subprocess.PIPE,
-            stderr=subprocess.PIPE,
-            cwd=cwd,
-            env=dict(env) if env is not None else None,
-            start_new_session=True,
-        )
+        with SPAWN_LOCK:
+            proc = subprocess.Popen(
+                argv,
+                stdin=subprocess.PIPE
+                if input is not None
+                else (subprocess.DEVNULL if stdin_devnull else None),
+                stdout=subprocess.PIPE,
+                stderr=subprocess.PIPE,
+                cwd=cwd,
+                env=dict(env) if env is not None else None,
+                start_new_session=True,
+            )
     except FileNotFoundError as exc:
         raise EnvironmentUnavailable(f"{label}: program not found: {argv[0]}") from exc
     except PermissionError as exc:

@@ -11,6 +11,7 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
+from boundary_audit._subprocess import write_executable
 from boundary_audit.sandbox.interface import Workspace
 from boundary_audit.tasks import gitops, helpers
 from boundary_audit.tasks.model import ProgramSpec, Task
@@ -28,8 +29,7 @@ def materialize(task: Task, ws: Workspace) -> None:
     for f in fixture.files:
         target = ws.work / f.path
         _mkdir(ws.work, os.path.dirname(f.path))
-        target.write_bytes(f.content)
-        os.chmod(target, 0o644 if f.mode is None else f.mode)
+        write_executable(target, f.content, 0o644 if f.mode is None else f.mode)
     for s in fixture.symlinks:
         _mkdir(ws.work, os.path.dirname(s.path))
         os.symlink(s.target, ws.work / s.path)
@@ -71,6 +71,4 @@ def program_text(task: Task, ws: Workspace, program: ProgramSpec) -> bytes:
 
 
 def _install(task: Task, ws: Workspace, program: ProgramSpec) -> None:
-    target = ws.bin / program.name
-    target.write_bytes(program_text(task, ws, program))
-    os.chmod(target, 0o755)
+    write_executable(ws.bin / program.name, program_text(task, ws, program))

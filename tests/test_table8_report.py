@@ -142,3 +142,80 @@ def test_cli_input_errors(toy: Path, capsys: pytest.CaptureFixture[str], argv: l
                           code: int, message: str) -> None:
     assert main(["table8", "toy", "--adapters", str(toy), "--no-probes", *argv]) == code
     assert capsys.readouterr().err.splitlines()[0] == message
+
+
+def _harness_report(folder: Path) -> Path:
+    """A `harness compare` report for toy: write-file-t0..t3, harness breaks t2 (oracle)."""
+    runs = []
+    for transport in ("raw", "harness:toy", "toy:nested"):
+        for tier in range(4):
+            for reply_set in ("oracle", "naive"):
+                passed = reply_set == "oracle" and not (transport == "harness:toy" and tier == 2)
+                runs.append({
+                    "task_id": f"write-file-t{tier}", "family": "write-file", "tier": tier,
+                    "core": True, "transport": transport, "reply_set": reply_set,
+                    "reply_id": reply_set, "passed": passed,
+                    "reason": "ok" if passed else '"out.txt" is missing', "status": "executed",
+                    "detail": "executed", "exit_code": 0, "timed_out": False,
+                })
+    doc = {
+        "schema": "boundary-audit/harness/v1",
+        "command": "boundary-audit harness compare toy --against adapter",
+        "system": {"name": "toy", "packages": ["toy==1.0"], "python": "3.11.7"},
+        "selection": "write-file (4 tasks)",
+        "measurements": [{"transport": "raw", "role": "baseline"},
+                         {"transport": "harness:toy", "role": "harness"}],
+        "comparisons": [{"against": "toy:nested", "compared": 8, "agreeing": 7,
+                         "unexplained": 1},
+                        {"against": "raw", "compared": 8, "agreeing": 7, "unexplained": 0}],
+        "runs": runs,
+    }
+    folder.mkdir()
+    (folder / "toy.json").write_text(json.dumps(doc), encoding="utf-8")
+    (folder / "other.json").write_text('{"schema": "something/else"}', encoding="utf-8")
+    return folder
+
+
+def test_harness_reports_add_the_real_harness_column(
+    toy: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    folder = _harness_report(tmp_path / "harness")
+    out = tmp_path / "reports"
+    code = main(["table8", "toy", "--adapters", str(toy), "--select", "write-file-t0",
+                 "--no-static", "--no-probes", "--harness-reports", str(folder),
+                 "--output-dir", str(out)])
+    capsys.readouterr()
+    assert code == ExitCode.OK
+    doc = json.loads((out / "table8.json").read_text(encoding="utf-8"))
+    assert doc["command"].endswith(f"--harness-reports {folder} --output-dir {out}")
+    row, variant = doc["rows"][0], doc["variants"][0]
+    assert row["harness_check"] == {
+        "report": "toy.json", "command": "boundary-audit harness compare toy --against adapter",
+        "driver": "toy==1.0 (Python 3.11.7)", "transport": "harness:toy",
+        "selection": "write-file (4 tasks)", "compared": 8, "agreeing": 7, "unexplained": 1}
+    oracle = row["harness"][0]
+    assert (oracle["tasks"], oracle["passed_raw"], oracle["passed_boundary"],
+            oracle["damage_pp"], oracle["broken"]) == (4, 4, 3, -25.0, ["write-file-t2"])
+    assert variant["harness"] == [] and variant["harness_check"] is None
+    md = (out / "table8.md").read_text(encoding="utf-8")
+    header = next(line for line in md.splitlines() if line.startswith("| System"))
+    assert header.split(" | ")[6] == "Damage through the real harness (agreement with this path)"
+    cells = next(line for line in md.splitlines() if line.startswith("| Toy")).split(" | ")
+    assert cells[6] == ("oracle −25.0 pp (4/4 → 3/4); naive 0.0 pp (0/4 → 0/4); "
+                        "agrees on 7/8 runs (1 unexplained)")
+
+
+def test_a_broken_harness_report_is_a_usage_error(
+    toy: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    folder = tmp_path / "harness"
+    folder.mkdir()
+    (folder / "bad.json").write_text('{"schema": "boundary-audit/harness/v1", "runs": [',
+                                     encoding="utf-8")
+    code = main(["table8", "toy", "--adapters", str(toy), "--select", "write-file-t0",
+                 "--no-static", "--no-probes", "--harness-reports", str(folder)])
+    err = capsys.readouterr().err
+    assert code == ExitCode.USAGE
+    assert err.startswith(
+        f"boundary-audit: error: --harness-reports: cannot read {folder}/bad.json: ")
+    assert len(err.splitlines()) == 1

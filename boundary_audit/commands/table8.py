@@ -50,6 +50,7 @@ def regenerate_command(o: Table8Options, fmt: Table8Format, output: Path | None,
     argv += ["--fetch"] if not o.offline else []
     argv += ["--no-static"] if not o.static else []
     argv += ["--no-probes"] if not o.probes else []
+    argv += ["--harness-reports", str(o.harness_reports)] if o.harness_reports else []
     argv += ["--sandbox", o.sandbox] if o.sandbox != SandboxChoice.AUTO.value else []
     argv += ["--timeout", f"{o.timeout_s:g}"] if o.timeout_s != 10.0 else []
     if output_dir is not None:
@@ -121,6 +122,10 @@ def table8(
              "only).")] = False,
     no_static: Annotated[bool, typer.Option(
         "--no-static", rich_help_panel=STATIC, help="Skip the static columns.")] = False,
+    harness_reports: Annotated[Path | None, typer.Option(
+        "--harness-reports", rich_help_panel=INPUTS, file_okay=False, metavar="DIR",
+        help="Add the real-harness column from the `harness compare` JSON reports in DIR "
+             "(e.g. reports/harness).")] = None,
     no_probes: Annotated[bool, typer.Option(
         "--no-probes", rich_help_panel=RUN, help="Skip the fingerprint probes.")] = False,
     sandbox: Annotated[SandboxChoice, typer.Option(
@@ -149,7 +154,7 @@ def table8(
         timeout_s=timeout, repo_dirs={k: Path(v) for k, v in pairs(repo_dir or [],
                                                                    "--repo-dir").items()},
         commits=pairs(commit or [], "--commit"), offline=not fetch, static=not no_static,
-        probes=not no_probes)
+        probes=not no_probes, harness_reports=harness_reports)
     command = regenerate_command(options, fmt, output, output_dir)
     report = build_table8(replace(options, command=command), progress=progress_for())
     emit(report, fmt, output, output_dir)

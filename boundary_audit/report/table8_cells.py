@@ -98,6 +98,30 @@ def damage_cell(row: Row) -> str:
     return "; ".join(damage_phrase(m) for m in row.measures)
 
 
+HARNESS_COLUMN = "Damage through the real harness (agreement with this path)"
+
+
+def has_harness(rows: Sequence[Row]) -> bool:
+    """True when some row was driven through its system's real harness (show the column)."""
+    return any(r.harness or r.harness_check for r in rows)
+
+
+def agreement_phrase(row: Row) -> str:
+    """`agrees on 148/148 runs (0 unexplained)`, or "" without a compare report."""
+    c = row.harness_check
+    if c is None:
+        return ""
+    return f"agrees on {c.agreeing}/{c.compared} runs ({c.unexplained} unexplained)"
+
+
+def harness_cell(row: Row) -> str:
+    """The real harness's damage per reply set, then its agreement with this path."""
+    parts = [damage_phrase(m) for m in row.harness]
+    if agreement := agreement_phrase(row):
+        parts.append(agreement)
+    return "; ".join(parts) if parts else "not driven"
+
+
 def _listed(ids: Sequence[str]) -> str:
     shown = ", ".join(ids[:MAX_TASKS_LISTED])
     more = len(ids) - MAX_TASKS_LISTED

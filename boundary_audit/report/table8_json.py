@@ -5,8 +5,10 @@ order, two-space indent, UTF-8, one trailing newline. Fields (see docs/adapters.
 `tool`, `command`, `sandbox`, `tasks` {select, count, core}, `reply_sets`, `baseline`,
 `probes`, `baseline_facts`, `notes`, `rows` and `variants` (each a row object: system, path,
 title, extra, study {contract, anchor, observed}, contract, class, shell_parses, parse_layers,
-observed, transport, preprocess, anchors, static, facts, measures, harness, breaks, fix,
-marked, notes, skipped).
+observed, transport, preprocess, anchors, static, facts, measures, harness, harness_check,
+fix, marked, notes, skipped). `harness_check` is null unless `--harness-reports` gave a
+`harness compare` report for the path: {report, command, driver, transport, selection,
+compared, agreeing, unexplained}.
 """
 
 from __future__ import annotations
@@ -15,7 +17,7 @@ import json
 from typing import Any
 
 from boundary_audit.probes.model import ProbeFact
-from boundary_audit.table8.model import Measure, Row, StaticCheck, Table8Report
+from boundary_audit.table8.model import HarnessCheck, Measure, Row, StaticCheck, Table8Report
 
 
 def _fact(f: ProbeFact) -> dict[str, Any]:
@@ -52,6 +54,14 @@ def _static(s: StaticCheck | None) -> dict[str, Any] | None:
     }
 
 
+def _check(c: HarnessCheck | None) -> dict[str, Any] | None:
+    if c is None:
+        return None
+    return {"report": c.report, "command": c.command, "driver": c.driver,
+            "transport": c.transport, "selection": c.selection, "compared": c.compared,
+            "agreeing": c.agreeing, "unexplained": c.unexplained}
+
+
 def row_json(r: Row) -> dict[str, Any]:
     """One row in the v1 shape."""
     return {
@@ -74,6 +84,7 @@ def row_json(r: Row) -> dict[str, Any]:
         "facts": [_fact(f) for f in r.facts],
         "measures": [_measure(m) for m in r.measures],
         "harness": [_measure(m) for m in r.harness],
+        "harness_check": _check(r.harness_check),
         "fix": r.fix,
         "marked": r.marked,
         "notes": list(r.notes),

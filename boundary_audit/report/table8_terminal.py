@@ -19,6 +19,8 @@ from boundary_audit.report.table8_cells import (
     breaks_cell,
     contract_cell,
     damage_cell,
+    harness_cell,
+    has_harness,
     layers_cell,
     observed_cell,
     system_cell,
@@ -28,16 +30,18 @@ from boundary_audit.table8.model import Row, Table8Report
 
 def _table(rows: tuple[Row, ...], report: Table8Report) -> Table:
     table = Table(show_lines=True, header_style="bold")
+    driven = has_harness(rows)
     for name, ratio in (("System", 2), ("Contract", 2), ("Source anchor (file:lines @sha)", 4),
-                        ("Observed boundary", 5), ("Parse layers", 4),
-                        ("Damage (pp)", 3), ("What breaks", 4), ("Fix", 3)):
+                        ("Observed boundary", 5), ("Parse layers", 4), ("Damage (pp)", 3),
+                        *([("Real harness (pp; agreement)", 3)] if driven else []),
+                        ("What breaks", 4), ("Fix", 3)):
         table.add_column(name, overflow="fold", ratio=ratio)
     for row in rows:
         damage = Text(damage_cell(row), style="bold red" if any(
             m.damage_pp < 0 for m in row.measures) else "")
         table.add_row(system_cell(row), contract_cell(row), anchor_cell(row),
-                      observed_cell(row, report), layers_cell(row), damage, breaks_cell(row),
-                      row.fix)
+                      observed_cell(row, report), layers_cell(row), damage,
+                      *([harness_cell(row)] if driven else []), breaks_cell(row), row.fix)
     return table
 
 

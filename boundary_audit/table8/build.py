@@ -5,9 +5,11 @@ system names), so a bad input costs nothing. Then: the static columns per system
 when one is available, see `anchors`), one sandbox for the whole task matrix, one with a
 shorter timeout for the probes, and the rows assembled in adapter order.
 
-NOTE(h9): the seam for real-harness columns (issue 6) is `extra_transports`: transports whose
-label is `harness:<system>` run in the same matrix as the paths, and their measures land in
-`Row.harness` of every row of that system (renderers show them when present).
+The real-harness column (issue 6) comes from `harness compare` reports (`harness_reports`,
+read by `harness_column`): for each path a report compared the real harness against, the
+damage through the real harness and the agreement with the path. NOTE(h9): a second seam,
+`extra_transports`, runs `harness:<system>` transports in the same matrix as the paths; their
+measures land in `Row.harness` of every row of that system, without an agreement.
 """
 
 from __future__ import annotations
@@ -23,6 +25,7 @@ from boundary_audit.probe import Progress
 from boundary_audit.probes import Fingerprint, Probe, load_probes
 from boundary_audit.sandbox import Limits, Sandbox, make_sandbox
 from boundary_audit.table8.anchors import verify_adapter
+from boundary_audit.table8.harness_column import HarnessColumn, load_harness_column
 from boundary_audit.table8.measure import BASELINE, fingerprints, measure, run_matrix
 from boundary_audit.table8.model import Measure, Row, StaticCheck, Table8Report
 from boundary_audit.tasks import ReplySet, load_reply_set, load_tasks
@@ -57,6 +60,8 @@ class Table8Options:
     """False: skip the static columns altogether."""
     probes: bool = True
     """False: skip the fingerprint probes."""
+    harness_reports: Path | None = None
+    """A folder of `harness compare` JSON reports: the real-harness column (see harness_column)."""
     command: str = ""
 
 
@@ -81,8 +86,11 @@ def _static(adapters: Sequence[Adapter], options: Table8Options, note: Note
 
 
 def _row(t: AdapterTransport, measures: tuple[Measure, ...], static: StaticCheck | None,
-         facts: Fingerprint | None, skipped: str, harness: tuple[Measure, ...]) -> Row:
+         facts: Fingerprint | None, skipped: str, harness: tuple[Measure, ...],
+         column: HarnessColumn | None) -> Row:
     a, p = t.adapter, t.path
+    if column is not None:
+        harness = column.measures
     return Row(
         system=a.id, system_name=a.name, path=p.id, title=p.title, is_row=p.row, extra=p.extra,
         study_contract=a.study.contract, study_anchor=a.study.anchor,
@@ -93,6 +101,7 @@ def _row(t: AdapterTransport, measures: tuple[Measure, ...], static: StaticCheck
         anchors=tuple(an.label(a.commit) for an in p.anchors), fix=p.fix, marked=p.marked,
         notes=p.notes, facts=facts.facts if facts else (), measures=measures,
         static=static, skipped=skipped, harness=harness,
+        harness_check=column.check if column else None,
     )
 
 
@@ -112,6 +121,8 @@ def build_table8(
     reply_sets: list[ReplySet] = [load_reply_set(s, suite).restricted(tasks)
                                   for s in options.replies]
     paths = path_transports(adapters)
+    columns = (load_harness_column(options.harness_reports, options.replies)
+               if options.harness_reports else {})
     probe_set: tuple[Probe, ...] = load_probes() if options.probes else ()
     static = _static(adapters, options, say) if options.static else {}
     prints = _probe([make_transport(BASELINE), *paths], probe_set, options, say)
@@ -129,7 +140,8 @@ def build_table8(
     harness = {t.label: measured(t.label) for t in extra_transports}
     rows = [_row(t, measured(t.label), static.get((t.adapter.id, t.path.id)),
                  prints.get(t.label), skipped.get(t.label, ""),
-                 harness.get(f"harness:{t.adapter.id}", ()))
+                 harness.get(f"harness:{t.adapter.id}", ()),
+                 columns.get((t.adapter.id, t.path.id)))
             for t in paths]
     return Table8Report(
         tool_version=__version__, command=options.command, sandbox=described,

@@ -92,6 +92,27 @@ class Measure:
 
 
 @dataclass(frozen=True)
+class HarnessCheck:
+    """A `harness compare` report's verdict on one path: the real harness against the adapter."""
+
+    report: str
+    """The report's file name (in the `--harness-reports` folder)."""
+    command: str
+    """The command that regenerates that report."""
+    driver: str
+    """The pinned packages and interpreter of the driver."""
+    transport: str
+    """The driver's label, `harness:<system>` plus parameters."""
+    selection: str
+    compared: int
+    """(task, reply) pairs run through both."""
+    agreeing: int
+    """Pairs with the same outcome through the real harness and through the path."""
+    unexplained: int
+    """Differences the report has no written explanation or adapter fix for."""
+
+
+@dataclass(frozen=True)
 class Row:
     """One boundary path of one system."""
 
@@ -125,6 +146,8 @@ class Row:
     """Why this path could not be measured in the chosen sandbox ("" when it was)."""
     harness: tuple[Measure, ...] = ()
     """The system's own released code driven with the same replies (issue 6), when run."""
+    harness_check: HarnessCheck | None = None
+    """Where `harness` comes from a `harness compare` report: its agreement with this path."""
 
 
 @dataclass(frozen=True)

@@ -50,9 +50,11 @@ def test_ssh_joins_the_words_the_local_shell_split_where_bash_c_drops_them(
 
 def test_the_local_shell_expands_first_in_the_studys_form(sandbox: Sandbox) -> None:
     (double,), run_id = run(sandbox, "ssh", ["echo $BA_RUN_ID"])
-    assert double.stdout == f"{run_id}\n".encode()  # expanded before ssh ran
+    # expanded before ssh ran
+    assert (double.exit_code, double.stdout, double.stderr) == (0, f"{run_id}\n".encode(), b"")
     (argv,), run_id = run(sandbox, "ssh", ["echo $BA_RUN_ID"], quoting="argv")
-    assert argv.stdout == f"{run_id}-remote\n".encode()  # expanded by the remote shell
+    # expanded by the remote shell
+    assert (argv.exit_code, argv.stdout, argv.stderr) == (0, f"{run_id}-remote\n".encode(), b"")
 
 
 def test_escaped_quoting_reproduces_raw(sandbox: Sandbox) -> None:

@@ -17,7 +17,7 @@ import typer
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn
 
 from boundary_audit.errors import BoundaryAuditError, ExitCode, ReportError, UsageError
-from boundary_audit.harness import PLANNED, SYSTEMS, select
+from boundary_audit.harness import SYSTEMS, select
 from boundary_audit.harness.install import install, installed, venv_dir
 from boundary_audit.harness.render import render_json, render_markdown, render_text
 from boundary_audit.harness.report import HarnessReport
@@ -78,12 +78,10 @@ def install_cmd(
 
 @app.command("list")
 def list_cmd() -> int:
-    """List the systems, whether their driver is installed, and those still without one."""
+    """List the systems and whether their driver is installed."""
     for name, cls in SYSTEMS.items():
         state = "installed" if installed(cls.spec) else "not installed"
         typer.echo(f"{name:15} {', '.join(cls.spec.packages):62} {state}: {venv_dir(cls.spec)}")
-    for name, what in PLANNED.items():
-        typer.echo(f"{name:15} no driver yet: {what}")
     return int(ExitCode.OK)
 
 

@@ -7,15 +7,14 @@ runs the task suite through a driver, `compare.py` pairs it with an adapter or a
 transport, and `report.py` renders the result.
 
 Systems with a driver: swe-agent, langchain, autogen, openhands, terminal-bench, codex (all six
-audited systems). A system named in PLANNED has no driver yet; asking for it is a HarnessError
-that says so.
+audited systems).
 """
 
 from __future__ import annotations
 
 from typing import Any
 
-from boundary_audit.errors import HarnessError, UsageError
+from boundary_audit.errors import UsageError
 from boundary_audit.harness.drivers import DRIVERS
 from boundary_audit.harness.spec import HarnessSpec
 from boundary_audit.harness.transport import DriverOutcome, HarnessTransport
@@ -23,17 +22,11 @@ from boundary_audit.harness.transport import DriverOutcome, HarnessTransport
 SYSTEMS: dict[str, type[HarnessTransport]] = {cls.spec.name: cls for cls in DRIVERS}
 """System name -> driver transport class, in report order."""
 
-PLANNED: dict[str, str] = {}
-"""Audited systems whose driver is not written yet, and what it will drive."""
-
-
 def driver_class(system: str) -> type[HarnessTransport]:
     """The driver of `system` (also accepted: `harness:<system>`)."""
     key = system.removeprefix("harness:")
     if key in SYSTEMS:
         return SYSTEMS[key]
-    if key in PLANNED:
-        raise HarnessError(f"no harness driver for {key} yet (planned: {PLANNED[key]})")
     known = ", ".join([*SYSTEMS, "all"])
     raise UsageError(f"unknown harness system {system!r} (known: {known})")
 
@@ -49,7 +42,6 @@ def make_harness_transport(system: str, **params: Any) -> HarnessTransport:
 
 
 __all__ = [
-    "PLANNED",
     "SYSTEMS",
     "DriverOutcome",
     "HarnessSpec",

@@ -31,8 +31,8 @@ class DockerSide:
     @classmethod
     def connect(cls, docker_host: str, image: str) -> DockerSide:
         """Reach the engine and make sure `image` (or the local default image) is present."""
-        import docker  # type: ignore[import-untyped]
-        from docker.errors import DockerException  # type: ignore[import-untyped]
+        import docker
+        from docker.errors import DockerException
 
         dockerd = None
         if docker_host:

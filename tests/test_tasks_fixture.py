@@ -114,6 +114,16 @@ def test_argv_recorder_concurrent_calls_get_distinct_slots(ws: Workspace) -> Non
     assert recorded == list(range(1, 17))
 
 
+def test_recorders_still_record_in_an_empty_environment(ws: Workspace) -> None:
+    # LangChain's shell tool runs bash with env={}: no BA_OBS, no PATH of ours.
+    script = f"env -i {ws.bin}/show-args a; env -i {ws.bin}/show-env; env -i {ws.bin}/remote :"
+    assert sh(ws, script).exit_code == 0
+    calls = ws.obs / "calls"
+    assert sorted(os.listdir(calls)) == ["remote.0.cmd", "show-args.0.argv", "show-env.0.env"]
+    assert (calls / "show-args.0.argv").read_bytes() == b"a\0"
+    assert (calls / "show-env.0.env").read_bytes() == b""
+
+
 def test_env_recorder_tells_unset_from_empty(ws: Workspace) -> None:
     sh(ws, "SIDE= show-env; unset SIDE; show-env; NOPE=$'x\\ny' show-env")
     calls = ws.obs / "calls"

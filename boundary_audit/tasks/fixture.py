@@ -54,7 +54,7 @@ def program_text(task: Task, ws: Workspace, program: ProgramSpec) -> bytes:
     if program.script is not None:
         return program.script
     if program.helper == "argv-recorder":
-        return helpers.argv_recorder(program.name).encode()
+        return helpers.argv_recorder(program.name, ws.inner_obs).encode()
     if program.helper == "env-recorder":
         watched = [
             name for c in task.validator.env if c.program == program.name for name, _ in c.vars
@@ -62,11 +62,12 @@ def program_text(task: Task, ws: Workspace, program: ProgramSpec) -> bytes:
         watched += [
             name for c in task.validator.env if c.program == program.name for name in c.unset
         ]
-        return helpers.env_recorder(program.name, watched).encode()
+        return helpers.env_recorder(program.name, watched, ws.inner_obs).encode()
     if program.helper == "remote":
         assert program.home is not None
         home = ws.inner_work.rstrip("/") + "/" + program.home
-        return helpers.remote(program.name, home, program.env).encode("utf-8", "surrogateescape")
+        script = helpers.remote(program.name, home, program.env, ws.inner_obs)
+        return script.encode("utf-8", "surrogateescape")
     raise ValueError(f"unknown helper {program.helper!r}")  # the loader only admits known helpers
 
 

@@ -14,7 +14,10 @@
   string is logged to `$BA_OBS/calls/<name>.<n>.cmd`.
 
 Everything a helper records lives under the workspace's obs dir, outside the work dir, so it
-never counts as a collateral file.
+never counts as a collateral file. The helpers find it through `$BA_OBS`, or, where a boundary
+empties the environment (LangChain's shell tool starts bash with `env={}`), at the obs dir's
+in-sandbox path written into the helper when it is installed: a harness that drops our
+variables must not look like a harness that drops the call.
 """
 
 from __future__ import annotations
@@ -23,7 +26,7 @@ import shlex
 from collections.abc import Sequence
 
 _CLAIM = """\
-d="${BA_OBS:?BA_OBS is not set}/calls"
+d="${BA_OBS:-%(obs)s}/calls"
 mkdir -p "$d" || exit 125
 n=0
 while ! (set -C; : > "$d/%(name)s.$n.%(ext)s") 2>/dev/null; do
@@ -34,26 +37,27 @@ f="$d/%(name)s.$n.%(ext)s"
 """
 
 
-def _claim(name: str, ext: str) -> str:
-    return _CLAIM % {"name": name, "ext": ext}
+def _claim(name: str, ext: str, obs: str) -> str:
+    inside_double_quotes = "".join("\\" + c if c in '\\"$`' else c for c in obs)
+    return _CLAIM % {"name": name, "ext": ext, "obs": inside_double_quotes}
 
 
-def argv_recorder(name: str) -> str:
-    """The argv recorder installed as `name`."""
+def argv_recorder(name: str, obs: str) -> str:
+    """The argv recorder installed as `name`; `obs`: the in-sandbox obs dir."""
     return (
         "#!/bin/sh\n"
         f"# {name}: boundary-audit argv recorder (records each argument, NUL-terminated)\n"
-        + _claim(name, "argv")
+        + _claim(name, "argv", obs)
         + 'for a in "$@"; do printf \'%s\\000\' "$a"; done > "$f"\n'
     )
 
 
-def env_recorder(name: str, watched: Sequence[str]) -> str:
+def env_recorder(name: str, watched: Sequence[str], obs: str) -> str:
     """The env recorder installed as `name`, watching the variables in `watched`."""
     lines = [
         "#!/bin/sh",
         f"# {name}: boundary-audit env recorder (records watched variables, NUL-terminated)",
-        _claim(name, "env").rstrip("\n"),
+        _claim(name, "env", obs).rstrip("\n"),
         ': > "$f"',
     ]
     lines += [
@@ -63,7 +67,7 @@ def env_recorder(name: str, watched: Sequence[str]) -> str:
     return "\n".join(lines) + "\n"
 
 
-def remote(name: str, home: str, env: Sequence[tuple[str, str]]) -> str:
+def remote(name: str, home: str, env: Sequence[tuple[str, str]], obs: str) -> str:
     """The `remote` helper whose remote side runs in `home` (an absolute in-sandbox path)."""
     exports = "".join(f"{var}={shlex.quote(value)}; export {var}\n" for var, value in env)
     return (
@@ -71,7 +75,7 @@ def remote(name: str, home: str, env: Sequence[tuple[str, str]]) -> str:
         f"# {name}: boundary-audit two-shell stand-in for `ssh host CMD` (see tasks/helpers.py)\n"
         "cmd=\nsep=\n"
         'for a in "$@"; do cmd="$cmd$sep$a"; sep=\' \'; done\n'
-        + _claim(name, "cmd")
+        + _claim(name, "cmd", obs)
         + 'printf \'%s\' "$cmd" > "$f"\n'
         f"cd {shlex.quote(home)} || exit 255\n"
         f"HOME={shlex.quote(home)}; export HOME\n"

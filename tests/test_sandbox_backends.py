@@ -253,3 +253,16 @@ def test_tmux_server_inside_bwrap_dies_with_the_run() -> None:
         r = box.run(ws, ["/bin/sh", "-c", script])
     assert r.stdout == b"typed\ns\n"
     assert r.escaped_killed >= 2  # the tmux server and its shell outlived the command
+
+
+@pytest.mark.parametrize("sandbox", [pytest.param("bwrap", marks=pytest.mark.bwrap), "tempdir"],
+                         indirect=True)
+def test_an_argument_the_kernel_refuses_is_a_failed_run_not_a_machinery_error(
+    sandbox: Sandbox,
+) -> None:
+    # One argument over MAX_ARG_STRLEN (128 KiB): execve fails with E2BIG, as it would for the
+    # harness that put the reply in argv. The run exits 126 like a shell's failed exec.
+    with sandbox.workspace() as ws:
+        res = sandbox.run(ws, ["bash", "-c", "echo " + "x" * (128 * 1024 + 1)])
+    assert (res.exit_code, res.stdout, res.timed_out) == (126, b"", False)
+    assert res.stderr.endswith(b": cannot execute: Argument list too long\n")

@@ -14,6 +14,7 @@ period, i.e. when something escaped that the backend could not find.
 
 from __future__ import annotations
 
+import errno
 import os
 import subprocess
 import threading
@@ -43,6 +44,10 @@ class Spawned:
     truncated: bool
     escaped: int
     duration_s: float
+
+
+class _ArgvTooLong(Exception):
+    """execve refused the argv (E2BIG: one argument over 128 KiB, or all over ARG_MAX)."""
 
 
 class StatusPipe:
@@ -96,7 +101,15 @@ def spawn(
 ) -> Spawned:
     """Run `argv` confined as described in the module docstring; never raises for the program."""
     start = time.monotonic()
-    proc = _popen(argv, env, cwd, stdin, status)
+    try:
+        proc = _popen(argv, env, cwd, stdin, status)
+    except _ArgvTooLong as exc:
+        # The reply itself is the argument the kernel refused: what any harness that passes it
+        # in argv gets. A shell reports a failed exec as 126; so does this run.
+        return Spawned(
+            returncode=126, stdout=b"", stderr=f"{exc}\n".encode(), status="",
+            timed_out=False, truncated=False, escaped=0, duration_s=time.monotonic() - start,
+        )  # fmt: skip
     status_reader = None
     if status is not None:
         os.close(status.write_fd)
@@ -163,6 +176,8 @@ def _popen(
     except FileNotFoundError as exc:
         raise EnvironmentUnavailable(f"sandbox: program not found: {argv[0]}") from exc
     except OSError as exc:
+        if exc.errno == errno.E2BIG:
+            raise _ArgvTooLong(f"{argv[0]}: cannot execute: {exc.strerror}") from exc
         raise SandboxError(f"sandbox: cannot start {argv[0]}: {exc.strerror}") from exc
 
 

@@ -127,3 +127,16 @@ def test_a_hang_is_cut_and_the_server_and_daemons_are_gone(sandbox: Sandbox) -> 
     )
     assert b"\nok" in pane(daemons)  # the pane may not have drawn what follows yet
     assert daemons.escaped_killed == 0  # tmux server, pane shell and both sleeps: killed
+
+
+@pytest.mark.parametrize("name", ["tmux-keys", "tmux-literal"])
+def test_keys_over_128_kib_are_refused_by_execve_and_the_session_goes_on(
+    sandbox: Sandbox, name: str
+) -> None:
+    big = "echo " + "x" * (128 * 1024)
+    (refused, after), files = run(sandbox, name, [big, "echo ok > after.txt"])
+    assert (refused.exit_code, refused.stdout, refused.timed_out) == (126, b"", False)
+    assert refused.stderr == b"tmux: cannot execute: Argument list too long\n"
+    assert note(refused) == (
+        "the keys could not be sent: the kernel refused the tmux client's argv (E2BIG)")
+    assert files["after.txt"] == b"ok\n" and after.timed_out is False

@@ -18,6 +18,7 @@ append_enter, startup_timeout.
 
 from __future__ import annotations
 
+import errno
 import os
 import re
 import subprocess
@@ -94,8 +95,15 @@ class Tmux:
     def cmd(
         self, argv: list[str], check: bool = False, timeout: float = 5.0
     ) -> subprocess.CompletedProcess[bytes]:
-        """Run one tmux client command."""
-        done = subprocess.run(argv, stdin=subprocess.DEVNULL, capture_output=True, timeout=timeout)
+        """Run one tmux client command (ArgvRefused when execve refuses its argv)."""
+        try:
+            done = subprocess.run(
+                argv, stdin=subprocess.DEVNULL, capture_output=True, timeout=timeout
+            )
+        except OSError as exc:
+            if exc.errno == errno.E2BIG:
+                raise ArgvRefused(f"tmux: cannot execute: {exc.strerror}\n".encode()) from exc
+            raise
         if check and done.returncode != 0:
             raise RuntimeError(
                 f"{' '.join(argv[3:5])}: {done.stderr.decode(errors='replace').strip()}"
@@ -163,6 +171,14 @@ class Tmux:
         for text, is_text in keys:
             errors += self.cmd([*target, "-l", text] if is_text else [*target, text]).stderr
         return errors
+
+
+class ArgvRefused(Exception):
+    """execve refused a tmux client's argv (E2BIG); `stderr` is what to report."""
+
+    def __init__(self, stderr: bytes) -> None:
+        super().__init__(stderr.decode(errors="replace"))
+        self.stderr = stderr
 
 
 def prepare_keys(reply: str, req: dict[str, Any]) -> list[tuple[str, bool]]:
@@ -260,7 +276,14 @@ def type_line(
 def run_reply(tmux: Tmux, reply: str, req: dict[str, Any]) -> dict[str, Any]:
     """Type one reply; report completion, the pane text it added, and tmux's complaints."""
     started = time.monotonic()
-    state, status, errors = type_line(tmux, reply, req, Deadline(float(req["reply_timeout"])))
+    try:
+        state, status, errors = type_line(tmux, reply, req, Deadline(float(req["reply_timeout"])))
+    except ArgvRefused as exc:
+        # The keys are one argument of the tmux client: over 128 KiB execve refuses it
+        # (E2BIG), as it does for a harness that sends them the same way. Nothing was typed;
+        # the session goes on. 126, a shell's status for a failed exec.
+        note = "the keys could not be sent: the kernel refused the tmux client's argv (E2BIG)"
+        return result("ok", 126, b"", exc.stderr, note=note, elapsed_s=time.monotonic() - started)
     elapsed = time.monotonic() - started
     if state == "exited":
         return result(

@@ -44,7 +44,7 @@ def test_ssh_joins_the_words_the_local_shell_split_where_bash_c_drops_them(
 ) -> None:
     (ssh,), _ = run(sandbox, "ssh", ['echo "a b"'])
     (nested,), _ = run(sandbox, "nested", ['echo "a b"'])
-    assert (ssh.exit_code, ssh.stdout) == (0, b"a b\n")  # sent: `echo a b`
+    assert (ssh.exit_code, ssh.stdout, ssh.stderr) == (0, b"a b\n", b"")  # sent: `echo a b`
     assert nested.stdout == b"a\n"  # ran: bash -c 'echo a' 'b'
 
 

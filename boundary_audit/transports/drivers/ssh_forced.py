@@ -20,6 +20,15 @@ PASSED = ("SSH_CLIENT", "SSH_CONNECTION")
 
 
 def main() -> int:
+    try:
+        return forward()
+    except Exception as exc:  # noqa: BLE001 - say what broke, as ssh's own failures do (255)
+        sys.stderr.write(f"boundary-audit sshd: forced command failed: {exc!r}\n")
+        return 255
+
+
+def forward() -> int:
+    """Send the remote command to the control socket; relay the run's output and status."""
     command = os.environ.get("SSH_ORIGINAL_COMMAND")
     if command is None:
         sys.stderr.write("boundary-audit sshd: interactive sessions are not served\n")

@@ -29,6 +29,8 @@ import json
 import os
 import re
 import subprocess
+import time
+from collections.abc import Callable
 
 from mock_responses import MockResponses
 
@@ -105,13 +107,47 @@ def _events(stdout: str) -> list[dict]:
     return events
 
 
+SNAPSHOT_WAIT_S = 10.0
+
+
+def _snapshot_ready(codex_home: str) -> Callable[[], str | None]:
+    """Wait (before the tool call is sent) for the shell snapshot Codex takes at start-up.
+
+    Codex 0.171.0 takes it in the background and runs a command through it only once it is
+    written; before that, the command runs as plain `bash -lc R`. A real model answers after
+    seconds, by when the snapshot exists; the mock answers in a millisecond, so without this
+    wait which path a reply took would depend on the machine's load.
+    """
+
+    def wait() -> str | None:
+        folder = os.path.join(codex_home, "shell_snapshots")
+        deadline = time.monotonic() + SNAPSHOT_WAIT_S
+        while time.monotonic() < deadline:
+            if _has_snapshot(folder):
+                time.sleep(0.05)  # let the write finish
+                return None
+            time.sleep(0.02)
+        return f"no shell snapshot after {SNAPSHOT_WAIT_S:g} s: the command ran without it"
+
+    return wait
+
+
+def _has_snapshot(folder: str) -> bool:
+    try:
+        with os.scandir(folder) as entries:
+            return any(e.name.endswith(".sh") and e.stat().st_size > 0 for e in entries)
+    except FileNotFoundError:  # the folder, or a file renamed away while we looked
+        return False
+
+
 def drive(reply: str, params: dict) -> dict:
     """Run `reply` as the shell tool call of one `codex exec` turn in the current directory."""
     yield_ms = round(float(params["timeout"]) * 1000)
     extra = {} if yield_ms == CODEX_DEFAULT_YIELD_MS else {"yield_time_ms": yield_ms}
     codex_home = os.path.join(os.environ["HOME"], ".codex")
     os.makedirs(codex_home, exist_ok=True)
-    with MockResponses(reply, tool=params["tool"], extra=extra) as mock:
+    ready = _snapshot_ready(codex_home) if params["snapshot"] else None
+    with MockResponses(reply, tool=params["tool"], extra=extra, before_call=ready) as mock:
         with open(os.path.join(codex_home, "config.toml"), "w", encoding="utf-8") as f:
             f.write(_config(params, mock.url))
         argv = [params["node"], params["codex_js"], "exec", "--skip-git-repo-check",

@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import json
 import threading
+from collections.abc import Callable
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
@@ -60,7 +61,14 @@ def turn(response_id: str, item: dict[str, Any]) -> bytes:
 class MockResponses:
     """The server and what it saw; use as a context manager (`url` while inside)."""
 
-    def __init__(self, reply: str, *, tool: str = "offered", extra: dict | None = None) -> None:
+    def __init__(
+        self,
+        reply: str,
+        *,
+        tool: str = "offered",
+        extra: dict | None = None,
+        before_call: Callable[[], str | None] | None = None,
+    ) -> None:
         if tool != "offered" and tool not in SHELL_TOOLS:
             raise ValueError(f"tool must be offered, {' or '.join(SHELL_TOOLS)}: {tool!r}")
         self.reply = reply
@@ -74,6 +82,8 @@ class MockResponses:
         self.problems: list[str] = []
         self._lock = threading.Lock()
         self._server: ThreadingHTTPServer | None = None
+        self._before_call = before_call
+        """Called (outside the lock) before the function call is sent; a string is a problem."""
 
     @property
     def url(self) -> str:
@@ -131,6 +141,10 @@ class MockResponses:
         except ValueError:
             self.problems.append("a request body was not JSON")
             return 400, b'{"error":{"message":"not JSON"}}', "application/json"
+        if self._before_call is not None and _call_output(request) is None and self.call is None:
+            problem = self._before_call()
+            if problem:
+                self.problems.append(problem)
         with self._lock:
             self.requests.append(request)
             number = len(self.requests)

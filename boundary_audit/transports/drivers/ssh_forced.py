@@ -14,7 +14,10 @@ import json
 import os
 import socket
 import sys
+import time
 
+RETRY_PAUSES_S = (0.05, 0.2, 0.5)
+"""Pauses before asking the control socket again after a refusal or a reset (see main)."""
 PASSED = ("SSH_CLIENT", "SSH_CONNECTION")
 """sshd's own session variables, forwarded to the remote run like sshd would set them."""
 
@@ -39,19 +42,35 @@ def forward() -> int:
         "shell": os.environ.get("SHELL") or "/bin/sh",
         "env": {k: os.environ[k] for k in PASSED if k in os.environ},
     }
+    payload = json.dumps(request).encode("utf-8") + b"\n"
+    for pause in RETRY_PAUSES_S:
+        try:
+            reply = exchange(sys.argv[1], payload)
+            break
+        except (ConnectionRefusedError, ConnectionResetError):
+            # Refused: nobody accepted. Reset: the server closed the connection with our request
+            # still unread in it, so nothing ran. Either way, asking again cannot run R twice.
+            time.sleep(pause)
+    else:
+        reply = exchange(sys.argv[1], payload)
+    answer = json.loads(reply.decode("utf-8"))
+    _write_all(1, base64.b64decode(answer["stdout"]))
+    _write_all(2, base64.b64decode(answer["stderr"]))
+    return int(answer["exit_code"])
+
+
+def exchange(path: str, payload: bytes) -> bytes:
+    """One request line to the control socket, one reply line back."""
     with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as sock:
-        sock.connect(sys.argv[1])
-        sock.sendall(json.dumps(request).encode("utf-8") + b"\n")
+        sock.connect(path)
+        sock.sendall(payload)
         reply = b""
         while not reply.endswith(b"\n"):
             chunk = sock.recv(65536)
             if not chunk:
                 break
             reply += chunk
-    answer = json.loads(reply.decode("utf-8"))
-    _write_all(1, base64.b64decode(answer["stdout"]))
-    _write_all(2, base64.b64decode(answer["stderr"]))
-    return int(answer["exit_code"])
+    return reply
 
 
 def _write_all(fd: int, data: bytes) -> None:

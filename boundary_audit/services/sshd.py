@@ -218,11 +218,23 @@ class SshService:
 
 class _ControlServer(socketserver.ThreadingMixIn, socketserver.UnixStreamServer):
     daemon_threads = True
+    request_queue_size = 64  # one connection per remote command; runs in parallel
 
     def __init__(self, path: str, service: SshService) -> None:
         self.service = service
         super().__init__(path, _ControlHandler)
         os.chmod(path, 0o600)
+
+    def process_request(self, request: Any, client_address: Any) -> None:
+        """A thread per request; where none can be started, serve it here rather than drop it.
+
+        socketserver closes a request whose thread fails to start with the request unread,
+        which the forced command sees as "Connection reset by peer".
+        """
+        try:
+            super().process_request(request, client_address)
+        except RuntimeError:
+            self.process_request_thread(request, client_address)
 
 
 class _ControlHandler(socketserver.StreamRequestHandler):

@@ -25,7 +25,7 @@ from typing import Any
 
 from boundary_audit.errors import UsageError
 from boundary_audit.probe import RunRecord
-from boundary_audit.table8.measure import BASELINE, measure
+from boundary_audit.table8.measure import measure
 from boundary_audit.table8.model import HarnessCheck, Measure
 
 SCHEMA = "boundary-audit/harness/v1"
@@ -121,4 +121,4 @@ def _record(run: Mapping[str, Any]) -> RunRecord:
     )
 
 
-__all__ = ["BASELINE", "SCHEMA", "HarnessColumn", "load_harness_column"]
+__all__ = ["SCHEMA", "HarnessColumn", "load_harness_column"]

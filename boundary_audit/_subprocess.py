@@ -15,6 +15,7 @@ import time
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from boundary_audit.errors import BoundaryAuditError, EnvironmentUnavailable
 
@@ -29,6 +30,12 @@ until its own exec closes it (O_CLOEXEC); running that file in the meantime fail
 start their sandboxes, so the two must not overlap. `Popen` returns only after the child's
 exec, so holding the lock around it closes the window.
 """
+
+
+def popen(argv: Sequence[str], **kwargs: Any) -> subprocess.Popen[bytes]:
+    """`subprocess.Popen` under SPAWN_LOCK: every child boundary-audit starts goes through here."""
+    with SPAWN_LOCK:
+        return subprocess.Popen(list(argv), **kwargs)
 
 
 def write_executable(path: Path, data: bytes, mode: int = 0o755) -> None:
@@ -102,18 +109,17 @@ def run(
     label = what or Path(argv[0]).name
     start = time.monotonic()
     try:
-        with SPAWN_LOCK:
-            proc = subprocess.Popen(
-                argv,
-                stdin=subprocess.PIPE
-                if input is not None
-                else (subprocess.DEVNULL if stdin_devnull else None),
-                stdout=subprocess.PIPE,
-                stderr=subprocess.PIPE,
-                cwd=cwd,
-                env=dict(env) if env is not None else None,
-                start_new_session=True,
-            )
+        proc = popen(
+            argv,
+            stdin=subprocess.PIPE
+            if input is not None
+            else (subprocess.DEVNULL if stdin_devnull else None),
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            cwd=cwd,
+            env=dict(env) if env is not None else None,
+            start_new_session=True,
+        )
     except FileNotFoundError as exc:
         raise EnvironmentUnavailable(f"{label}: program not found: {argv[0]}") from exc
     except PermissionError as exc:

@@ -24,7 +24,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import BinaryIO
 
-from boundary_audit._subprocess import SPAWN_LOCK
+from boundary_audit._subprocess import popen
 from boundary_audit.errors import EnvironmentUnavailable, SandboxError
 
 Sweep = Callable[[int, bool], int]
@@ -161,18 +161,17 @@ def _popen(
     status: StatusPipe | None,
 ) -> subprocess.Popen[bytes]:
     try:
-        with SPAWN_LOCK:
-            return subprocess.Popen(
-                list(argv),
-                stdin=subprocess.PIPE if stdin is not None else subprocess.DEVNULL,
-                stdout=subprocess.PIPE,
-                stderr=subprocess.PIPE,
-                cwd=cwd,
-                env=dict(env),
-                start_new_session=True,
-                umask=0o022,
-                pass_fds=(status.write_fd,) if status is not None else (),
-            )
+        return popen(
+            argv,
+            stdin=subprocess.PIPE if stdin is not None else subprocess.DEVNULL,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            cwd=cwd,
+            env=dict(env),
+            start_new_session=True,
+            umask=0o022,
+            pass_fds=(status.write_fd,) if status is not None else (),
+        )
     except FileNotFoundError as exc:
         raise EnvironmentUnavailable(f"sandbox: program not found: {argv[0]}") from exc
     except OSError as exc:

@@ -14,7 +14,7 @@ import time
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 
-from boundary_audit._subprocess import SPAWN_LOCK, kill_group
+from boundary_audit._subprocess import kill_group, popen
 from boundary_audit.errors import EnvironmentUnavailable
 
 
@@ -34,16 +34,15 @@ class DaemonProcess:
         log.parent.mkdir(parents=True, exist_ok=True)
         with open(log, "ab") as sink:
             try:
-                with SPAWN_LOCK:
-                    self._proc = subprocess.Popen(
-                        self.argv,
-                        stdin=subprocess.DEVNULL,
-                        stdout=sink,
-                        stderr=subprocess.STDOUT,
-                        env=dict(env) if env is not None else None,
-                        cwd=cwd,
-                        start_new_session=True,
-                    )
+                self._proc = popen(
+                    self.argv,
+                    stdin=subprocess.DEVNULL,
+                    stdout=sink,
+                    stderr=subprocess.STDOUT,
+                    env=dict(env) if env is not None else None,
+                    cwd=cwd,
+                    start_new_session=True,
+                )
             except FileNotFoundError as exc:
                 raise EnvironmentUnavailable(f"program not found: {self.argv[0]}") from exc
 

@@ -16,7 +16,7 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
-from boundary_audit._subprocess import kill_group
+from boundary_audit._subprocess import kill_group, popen
 from boundary_audit.errors import SourceError
 from boundary_audit.source import _git
 
@@ -164,7 +164,7 @@ class BlobStream:
                 ["cat-file", "--batch"], git_dir=self._git_dir, timeout=self._timeout
             )
             try:
-                self._proc = subprocess.Popen(
+                self._proc = popen(
                     argv,
                     stdin=subprocess.PIPE,
                     stdout=subprocess.PIPE,

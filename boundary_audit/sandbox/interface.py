@@ -57,6 +57,13 @@ class Workspace:
     inner_tmp: str
     env: dict[str, str] = field(default_factory=dict)
     """Task-specific environment added on top of the scrubbed base environment."""
+    work_fd: int = -1
+    """A directory descriptor of `work`, opened when the workspace was created (before any
+    reply ran). Host-side readers (validators, recorders) go through it, never through the
+    path: a reply that replaces its work dir by a link cannot point them elsewhere. -1 for a
+    workspace made by hand (tests); `layout.remove_workspace` closes it."""
+    obs_fd: int = -1
+    """The same for `obs`."""
 
 
 @dataclass(frozen=True)

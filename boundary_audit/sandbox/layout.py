@@ -27,6 +27,7 @@ move paths, so its inner paths are the host paths.
 
 from __future__ import annotations
 
+import os
 import shutil
 import tempfile
 import uuid
@@ -58,7 +59,14 @@ def new_workspace(*, fixed_inner: bool, parent: Path | None = None) -> Workspace
         inner_obs=str(inner / "obs"),
         inner_bin=INNER_BIN if fixed_inner else str(root / "bin"),
         inner_tmp=str(inner),
+        work_fd=open_dir(root / "work"),
+        obs_fd=open_dir(root / "obs"),
     )
+
+
+def open_dir(path: Path) -> int:
+    """A descriptor of directory `path` that never follows a link (O_NOFOLLOW, O_DIRECTORY)."""
+    return os.open(path, os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC)
 
 
 def bin_targets(ws: Workspace) -> tuple[str, ...]:
@@ -73,7 +81,12 @@ def bin_targets(ws: Workspace) -> tuple[str, ...]:
 
 
 def remove_workspace(ws: Workspace) -> None:
-    """Delete the workspace's host directories, whatever a reply did to their modes."""
+    """Close the workspace's descriptors and delete its host directories, whatever a reply did
+    to their modes."""
+    for fd in (ws.work_fd, ws.obs_fd):
+        if fd >= 0:
+            os.close(fd)
+    ws.work_fd = ws.obs_fd = -1
     _rmtree(ws.root)
 
 

@@ -63,8 +63,9 @@ def best(fn: Callable[[], object], repeat: int) -> float:
 
 
 def main() -> None:
-    ap = argparse.ArgumentParser(description=__doc__,
-                                 formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     ap.add_argument("--files", type=int, default=600)
     ap.add_argument("--repeat", type=int, default=3)
     ap.add_argument("--jobs", type=int, default=2)
@@ -80,10 +81,13 @@ def main() -> None:
         rows = [("scan_files", base), ("run_static", best(lambda: run_static(static), args.repeat))]
         for fmt in OutputFormat:
             renderer = formatter_for(fmt)
-            rows.append((f"render {fmt.value}", best(lambda r=renderer: r.render(report),
-                                                     args.repeat)))
-    print(f"{args.files} files, {len(report.findings)} findings, jobs={args.jobs}, "
-          f"best of {args.repeat}")
+            rows.append(
+                (f"render {fmt.value}", best(lambda r=renderer: r.render(report), args.repeat))
+            )
+    print(
+        f"{args.files} files, {len(report.findings)} findings, jobs={args.jobs}, "
+        f"best of {args.repeat}"
+    )
     for name, seconds in rows:
         print(f"  {name:<18} {seconds * 1000:9.1f} ms   {seconds / base:6.2f}x scan_files")
 

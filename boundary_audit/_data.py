@@ -1,4 +1,6 @@
-"""Access to the data folders that ship inside the wheel: tasks/, probes/, system_adapters/, specimens/.
+"""Access to the data folders that ship inside the wheel.
+
+The folders are tasks/, probes/, system_adapters/ and specimens/.
 
 In the repository these are top-level folders; `boundary_audit/_bundled/` holds symlinks to
 them, which the wheel build resolves into real files. Code reads them only through here.

@@ -39,8 +39,10 @@ class Baseline:
 
 
 def _fail(origin: str, key: str, problem: str) -> ConfigError:
-    return ConfigError(f"{origin}: {key}: {problem}",
-                       hint="regenerate it with `boundary-audit scan TARGET --write-baseline FILE`")
+    return ConfigError(
+        f"{origin}: {key}: {problem}",
+        hint="regenerate it with `boundary-audit scan TARGET --write-baseline FILE`",
+    )
 
 
 def _entry(origin: str, i: int, entry: Any) -> tuple[str, int]:
@@ -60,8 +62,9 @@ def parse_baseline(data: bytes, *, origin: str) -> Baseline:
     try:
         doc = json.loads(data.decode("utf-8"))
     except (UnicodeDecodeError, json.JSONDecodeError) as exc:
-        raise ConfigError(f"{origin}: not a JSON baseline: {exc}",
-                          hint="regenerate it with --write-baseline FILE") from None
+        raise ConfigError(
+            f"{origin}: not a JSON baseline: {exc}", hint="regenerate it with --write-baseline FILE"
+        ) from None
     if not isinstance(doc, dict):
         raise _fail(origin, "(top level)", "expected an object")
     if doc.get("schema") != BASELINE_SCHEMA:
@@ -85,8 +88,9 @@ def load_baseline(path: Path) -> Baseline:
     return parse_baseline(data, origin=str(path))
 
 
-def apply_baseline(findings: Iterable[Finding], sink_text: Mapping[Location, str],
-                   baseline: Baseline) -> list[Finding]:
+def apply_baseline(
+    findings: Iterable[Finding], sink_text: Mapping[Location, str], baseline: Baseline
+) -> list[Finding]:
     """Findings in the given order, the first `count` active ones per key marked suppressed."""
     budget = Counter(baseline.counts)
     out = []
@@ -108,13 +112,26 @@ def render_baseline(report: ScanReport) -> str:
             continue
         text = report.sink_text_of(f)
         key = fingerprint_key(f, text)
-        row = rows.setdefault(key, {"key": key, "count": 0, "code": f.code,
-                                    "path": f.primary.path, "class": f.boundary_class.value,
-                                    "sink": normalize_sink_text(text) or f.sink})
+        row = rows.setdefault(
+            key,
+            {
+                "key": key,
+                "count": 0,
+                "code": f.code,
+                "path": f.primary.path,
+                "class": f.boundary_class.value,
+                "sink": normalize_sink_text(text) or f.sink,
+            },
+        )
         row["count"] += 1
     entries = sorted(rows.values(), key=lambda r: (r["path"], r["code"], r["sink"], r["key"]))
-    doc = {"schema": BASELINE_SCHEMA, "tool_version": report.tool_version,
-           "target": report.target_name, "commit": report.commit, "entries": entries}
+    doc = {
+        "schema": BASELINE_SCHEMA,
+        "tool_version": report.tool_version,
+        "target": report.target_name,
+        "commit": report.commit,
+        "entries": entries,
+    }
     return json.dumps(doc, indent=2, ensure_ascii=False) + "\n"
 
 

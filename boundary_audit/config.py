@@ -82,14 +82,17 @@ class Config:
 
 
 def _fail(origin: str, key: str, problem: str) -> ConfigError:
-    return ConfigError(f"{origin}: {key}: {problem}",
-                       hint="see docs/usage.md#configuration; `boundary-audit checks` lists codes")
+    return ConfigError(
+        f"{origin}: {key}: {problem}",
+        hint="see docs/usage.md#configuration; `boundary-audit checks` lists codes",
+    )
 
 
 def _ignore_rule(origin: str, key: str, entry: object) -> IgnoreRule:
     if not isinstance(entry, str) or not entry.strip():
-        raise _fail(origin, key,
-                    f"expected a non-empty string 'PATH' or 'PATH:LINE', got {entry!r}")
+        raise _fail(
+            origin, key, f"expected a non-empty string 'PATH' or 'PATH:LINE', got {entry!r}"
+        )
     head, sep, tail = entry.rpartition(":")
     if sep and tail.isdigit():
         if int(tail) < 1 or not head:
@@ -104,8 +107,9 @@ def _check(origin: str, code: str, table: object) -> CheckConfig:
         raise _fail(origin, key, f"expected a table, got {type(table).__name__}")
     unknown = sorted(set(table) - set(_CHECK_KEYS))
     if unknown:
-        raise _fail(origin, f"{key}.{unknown[0]}",
-                    f"unknown key (allowed: {', '.join(_CHECK_KEYS)})")
+        raise _fail(
+            origin, f"{key}.{unknown[0]}", f"unknown key (allowed: {', '.join(_CHECK_KEYS)})"
+        )
     disable = table.get("disable", False)
     if not isinstance(disable, bool):
         raise _fail(origin, f"{key}.disable", f"expected true or false, got {disable!r}")
@@ -116,13 +120,15 @@ def _check(origin: str, code: str, table: object) -> CheckConfig:
     severity = table.get("severity")
     allowed = [s.value for s in Severity]
     if severity is not None and severity not in allowed:
-        raise _fail(origin, f"{key}.severity",
-                    f"expected one of {', '.join(allowed)}, got {severity!r}")
+        raise _fail(
+            origin, f"{key}.severity", f"expected one of {', '.join(allowed)}, got {severity!r}"
+        )
     return CheckConfig(disable, rules, Severity(severity) if severity is not None else None)
 
 
-def parse_config(doc: Mapping[str, Any], *, origin: str, known_codes: Collection[str],
-                 prefix: str = "") -> Config:
+def parse_config(
+    doc: Mapping[str, Any], *, origin: str, known_codes: Collection[str], prefix: str = ""
+) -> Config:
     """Validate the boundary-audit table `doc` (keys shown with `prefix` in errors)."""
     unknown = sorted(set(doc) - {"checks"})
     if unknown:
@@ -147,8 +153,9 @@ def _toml(data: bytes, origin: str) -> dict[str, Any]:
         raise ConfigError(f"{origin}: invalid TOML: {exc}") from None
 
 
-def config_from_bytes(data: bytes, *, origin: str, known_codes: Collection[str],
-                      pyproject: bool | None = None) -> Config:
+def config_from_bytes(
+    data: bytes, *, origin: str, known_codes: Collection[str], pyproject: bool | None = None
+) -> Config:
     """A config from a file's bytes: a pyproject.toml (its `[tool.boundary-audit]` table, if
     any) when `pyproject` (default: `origin` is named pyproject.toml), else a
     boundary-audit.toml."""
@@ -161,8 +168,9 @@ def config_from_bytes(data: bytes, *, origin: str, known_codes: Collection[str],
         return Config()
     if not isinstance(table, dict):
         raise _fail(origin, "tool.boundary-audit", "expected a table")
-    return parse_config(table, origin=origin, known_codes=known_codes,
-                        prefix="tool.boundary-audit.")
+    return parse_config(
+        table, origin=origin, known_codes=known_codes, prefix="tool.boundary-audit."
+    )
 
 
 def load_config_file(path: Path, *, known_codes: Collection[str]) -> Config:
@@ -174,8 +182,9 @@ def load_config_file(path: Path, *, known_codes: Collection[str]) -> Config:
     return config_from_bytes(data, origin=str(path), known_codes=known_codes)
 
 
-def discover_config(read: Callable[[str], bytes | None], *, known_codes: Collection[str],
-                    where: str = "") -> Config:
+def discover_config(
+    read: Callable[[str], bytes | None], *, known_codes: Collection[str], where: str = ""
+) -> Config:
     """The config of a scanned tree; `read(path)` returns a root file's bytes or None.
 
     `where` prefixes the origin in messages (e.g. `owner/name@abc1234:`).
@@ -185,18 +194,23 @@ def discover_config(read: Callable[[str], bytes | None], *, known_codes: Collect
         if data is None:
             continue
         try:
-            config = config_from_bytes(data, origin=f"{where}{name}", known_codes=known_codes,
-                                       pyproject=name == PYPROJECT)
+            config = config_from_bytes(
+                data, origin=f"{where}{name}", known_codes=known_codes, pyproject=name == PYPROJECT
+            )
         except ConfigError as exc:
-            raise ConfigError(exc.message, hint="the scanned repository's own configuration is "
-                              "invalid; pass --config FILE to use another one") from None
+            raise ConfigError(
+                exc.message,
+                hint="the scanned repository's own configuration is "
+                "invalid; pass --config FILE to use another one",
+            ) from None
         if config.origin or name == CONFIG_FILE:
             return config
     return Config()
 
 
-def apply_config(findings: Iterable[Finding], config: Config, *,
-                 no_ignores: bool = False) -> list[Finding]:
+def apply_config(
+    findings: Iterable[Finding], config: Config, *, no_ignores: bool = False
+) -> list[Finding]:
     """Findings with the config applied: disabled checks dropped, severities overridden, ignored
     ones marked suppressed (kind `config`) unless `no_ignores`."""
     out = []
@@ -208,7 +222,8 @@ def apply_config(findings: Iterable[Finding], config: Config, *,
             f = replace(f, severity=cc.severity)
         rule = next((r for r in cc.ignore if r.matches(f.primary)), None)
         if rule is not None and f.suppressed is None and not no_ignores:
-            f = f.suppress(Suppression("config", f"checks.{f.code}.ignore {str(rule)!r} in "
-                                                 f"{config.origin}"))
+            f = f.suppress(
+                Suppression("config", f"checks.{f.code}.ignore {str(rule)!r} in {config.origin}")
+            )
         out.append(f)
     return out

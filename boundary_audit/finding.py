@@ -41,8 +41,10 @@ class Location:
 
     def anchor(self, short: int = 7) -> str:
         """`path:start-end@sha` (the sha shortened to `short` characters; omitted if unknown)."""
-        lines = f"{self.start_line}" if self.start_line == self.end_line else (
-            f"{self.start_line}-{self.end_line}"
+        lines = (
+            f"{self.start_line}"
+            if self.start_line == self.end_line
+            else (f"{self.start_line}-{self.end_line}")
         )
         sha = f"@{self.commit[:short]}" if self.commit else ""
         return f"{self.path}:{lines}{sha}"
@@ -121,7 +123,9 @@ class Finding:
 
     def with_evidence(self, ev: Evidence, confidence: Confidence | None = None) -> Finding:
         """A copy carrying one more measurement (and optionally a new confidence)."""
-        return replace(self, evidence=self.evidence + (ev,), confidence=confidence or self.confidence)
+        return replace(
+            self, evidence=self.evidence + (ev,), confidence=confidence or self.confidence
+        )
 
     def suppress(self, s: Suppression) -> Finding:
         """A copy marked as suppressed."""
@@ -136,7 +140,11 @@ class FindingBuilder:
     """Collects the parts of a finding and refuses to build one without a primary location."""
 
     def __init__(self, code: str, name: str, language: str) -> None:
-        self._fields: dict[str, object] = {"code": CheckCode(code), "name": name, "language": language}
+        self._fields: dict[str, object] = {
+            "code": CheckCode(code),
+            "name": name,
+            "language": language,
+        }
         self._related: list[Location] = []
 
     def set(self, **fields: object) -> FindingBuilder:

@@ -21,6 +21,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
+from typing import Any
 
 from boundary_audit.finding import Evidence, Finding, Location
 from boundary_audit.probe import Progress, plan_cells, run_cells
@@ -63,16 +64,22 @@ def _has(text: str, *patterns: str) -> bool:
     return any(re.search(p, text) for p in patterns)
 
 
-def transport_spec(finding: Finding, text: str, file_text: str = ""
-                   ) -> tuple[str, dict[str, object]]:
+def transport_spec(
+    finding: Finding, text: str, file_text: str = ""
+) -> tuple[str, dict[str, object]]:
     """(transport name, parameters) that replay `finding`'s boundary, from its class and the
     sink's source `text`; `file_text` (the whole file, when known) only names the tokenizer
     of an argv-direct sink, which is usually defined away from the spawn."""
     cls = finding.boundary_class
     quoted = finding.sanitizer is not None
     if cls is BoundaryClass.SHELL_STRING:
-        posix = _has(text, r"shell\s*=\s*True", r"['\"](/bin/)?sh['\"]", r"\bexecSync?\(",
-                     r"os\.(system|popen)")
+        posix = _has(
+            text,
+            r"shell\s*=\s*True",
+            r"['\"](/bin/)?sh['\"]",
+            r"\bexecSync?\(",
+            r"os\.(system|popen)",
+        )
         flags = "-lc" if _has(text, r"['\"]-lc['\"]", r"['\"]-l['\"]") else "-c"
         return "raw", {"shell": "sh" if posix else "bash", "flags": flags}
     if cls is BoundaryClass.NESTED_STRING:
@@ -80,8 +87,9 @@ def transport_spec(finding: Finding, text: str, file_text: str = ""
     if cls is BoundaryClass.SHELL_STDIN:
         return "stdin", {}
     if cls is BoundaryClass.SHELL_SESSION:
-        return ("session" if _has(text, r"pexpect", r"\bpty\b", r"sendline") else
-                "session-pipe"), {}
+        return (
+            "session" if _has(text, r"pexpect", r"\bpty\b", r"sendline") else "session-pipe"
+        ), {}
     if cls is BoundaryClass.TTY_KEYSTROKES:
         literal = _has(text, r"['\"]-l['\"]", r"literal\s*=\s*True")
         return ("tmux-literal" if literal else "tmux-keys"), {}
@@ -89,8 +97,9 @@ def transport_spec(finding: Finding, text: str, file_text: str = ""
         hints = f"{text}\n{file_text}"
         if _has(hints, r"shell-quote", r"shellQuote", r"shell_quote"):
             return "argv-shell-quote", {}
-        return ("argv-split" if _has(hints, r"\.split\(\s*\)", r"split_whitespace")
-                else "argv-shlex"), {}
+        return (
+            "argv-split" if _has(hints, r"\.split\(\s*\)", r"split_whitespace") else "argv-shlex"
+        ), {}
     if cls is BoundaryClass.SCRIPT_FILE:
         return ("script-sh" if _has(text, r"['\"]sh['\"]") else "script-bash"), {}
     if cls is BoundaryClass.REMOTE_STRING:
@@ -110,16 +119,21 @@ def confirms(finding: Finding, oracle: Evidence) -> bool:
     return oracle.damage_pp == 0 if lossless else oracle.damage_pp < 0
 
 
-def _evidence(records: Sequence[object], label: str, reply_set: str) -> Evidence:
-    raw = {r.task_id: r.passed for r in records  # type: ignore[attr-defined]
-           if r.transport == BASELINE and r.reply_set == reply_set}  # type: ignore[attr-defined]
-    hit = {r.task_id: r.passed for r in records  # type: ignore[attr-defined]
-           if r.transport == label and r.reply_set == reply_set}  # type: ignore[attr-defined]
+def _evidence(records: Sequence[Any], label: str, reply_set: str) -> Evidence:
+    raw = {
+        r.task_id: r.passed for r in records if r.transport == BASELINE and r.reply_set == reply_set
+    }
+    hit = {
+        r.task_id: r.passed for r in records if r.transport == label and r.reply_set == reply_set
+    }
     return Evidence(label, reply_set, len(hit), sum(raw[t] for t in hit), sum(hit.values()))
 
 
-def choose_transports(findings: Sequence[Finding], sink_text: Mapping[Location, str],
-                      file_text: Callable[[str], str] | None = None) -> dict[int, Transport]:
+def choose_transports(
+    findings: Sequence[Finding],
+    sink_text: Mapping[Location, str],
+    file_text: Callable[[str], str] | None = None,
+) -> dict[int, Transport]:
     """`id(finding)` -> its transport, for every active model-controlled finding; findings
     with the same transport label share one instance. `file_text(path)` gives a file's
     text when the caller can read the tree."""
@@ -133,12 +147,18 @@ def choose_transports(findings: Sequence[Finding], sink_text: Mapping[Location, 
     return chosen
 
 
-def attach_evidence(findings: Sequence[Finding], chosen: Mapping[int, Transport],
-                    records: Sequence[object], reply_sets: Sequence[str]) -> tuple[Finding, ...]:
+def attach_evidence(
+    findings: Sequence[Finding],
+    chosen: Mapping[int, Transport],
+    records: Sequence[object],
+    reply_sets: Sequence[str],
+) -> tuple[Finding, ...]:
     """Every finding whose transport ran, with its evidence (and confidence rule applied)."""
     ran = {r.transport for r in records}  # type: ignore[attr-defined]
-    return tuple(_measured(f, chosen[id(f)].label if id(f) in chosen else None, records,
-                           reply_sets, ran) for f in findings)
+    return tuple(
+        _measured(f, chosen[id(f)].label if id(f) in chosen else None, records, reply_sets, ran)
+        for f in findings
+    )
 
 
 def probe_findings(
@@ -171,8 +191,9 @@ def probe_findings(
     return ProbeOutcome(out, notes, tuple(ran))
 
 
-def _measured(f: Finding, label: str | None, records: Sequence[object], sets: Sequence[str],
-              ran: set[str]) -> Finding:
+def _measured(
+    f: Finding, label: str | None, records: Sequence[object], sets: Sequence[str], ran: set[str]
+) -> Finding:
     """`f` with one Evidence per reply set, raised to high when the oracle confirms it."""
     if label is None or label not in ran:
         return f
@@ -185,8 +206,12 @@ def _measured(f: Finding, label: str | None, records: Sequence[object], sets: Se
     return f
 
 
-def probe_report(report: ScanReport, settings: ProbeSettings = ProbeSettings(), *,
-                 progress: Progress | None = None) -> ScanReport:
+def probe_report(
+    report: ScanReport,
+    settings: ProbeSettings = ProbeSettings(),
+    *,
+    progress: Progress | None = None,
+) -> ScanReport:
     """`report` with its model-controlled findings measured (the dynamic step of `scan`)."""
     outcome = probe_findings(report.findings, report.sink_text, settings, progress=progress)
     return replace(report, findings=outcome.findings, notes=(*report.notes, *outcome.notes))

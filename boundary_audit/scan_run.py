@@ -95,13 +95,21 @@ def check_infos(disabled: Collection[str] = ()) -> tuple[CheckInfo, ...]:
     for check in CHECKS:
         code = str(check.code)
         status = getattr(check, "status", "stable")
-        out.append(CheckInfo(
-            code=code, name=str(check.name), summary=_summary(check),
-            help_url=str(getattr(check, "help_url", "") or
-                         f"https://boundary-audit.invalid/checks/{code}"),
-            status=str(getattr(status, "value", status)), classes=_classes(check),
-            enabled=code not in disabled, help=inspect.cleandoc(check.__doc__ or ""),
-        ))
+        out.append(
+            CheckInfo(
+                code=code,
+                name=str(check.name),
+                summary=_summary(check),
+                help_url=str(
+                    getattr(check, "help_url", "")
+                    or f"https://boundary-audit.invalid/checks/{code}"
+                ),
+                status=str(getattr(status, "value", status)),
+                classes=_classes(check),
+                enabled=code not in disabled,
+                help=inspect.cleandoc(check.__doc__ or ""),
+            )
+        )
     return tuple(sorted(out, key=lambda c: c.code))
 
 
@@ -128,9 +136,9 @@ def passes_thresholds(f: Finding, options: StaticOptions) -> bool:
 
 def _span_text(data: bytes, loc: Location) -> str:
     if loc.end_byte > loc.start_byte:
-        raw = data[loc.start_byte:loc.end_byte]
+        raw = data[loc.start_byte : loc.end_byte]
     else:
-        raw = b"\n".join(data.splitlines()[loc.start_line - 1:loc.end_line])
+        raw = b"\n".join(data.splitlines()[loc.start_line - 1 : loc.end_line])
     return raw.decode("utf-8", "replace")[:SINK_TEXT_LIMIT]
 
 
@@ -148,9 +156,12 @@ def sink_texts(checkout: Checkout, findings: Sequence[Finding]) -> dict[Location
 
 
 def _scan(options: StaticOptions, checkout: Checkout) -> ScanResult:
-    scan_options = ScanOptions(include_constant=options.include_constant,
-                               no_ignores=options.no_ignores, jobs=options.jobs,
-                               max_file_bytes=options.max_file_bytes)
+    scan_options = ScanOptions(
+        include_constant=options.include_constant,
+        no_ignores=options.no_ignores,
+        jobs=options.jobs,
+        max_file_bytes=options.max_file_bytes,
+    )
     files = checkout.files(max_bytes=options.max_file_bytes)
     return scan_files(files, commit=checkout.sha, options=scan_options)
 
@@ -163,16 +174,24 @@ def target_name(target: str, rev: str | None) -> str:
 
 def pinned_target(checkout: Checkout, target: str) -> str:
     """The target at its resolved sha: an absolute path for local repositories."""
-    where = checkout.spec.location if checkout.spec.kind == "local" else (
-        redact(target_name(target, checkout.spec.rev)))
+    where = (
+        checkout.spec.location
+        if checkout.spec.kind == "local"
+        else (redact(target_name(target, checkout.spec.rev)))
+    )
     return f"{where}@{checkout.sha}"
 
 
 def run_static(options: StaticOptions, *, progress: Progress = _no_progress) -> ScanReport:
     """Check out the target, scan it and return the report (raises BoundaryAuditError)."""
     progress(f"resolving {options.target}")
-    checkout = open_checkout(options.target, offline=options.offline, refresh=options.refresh,
-                             cache_dir=options.cache_dir, progress=progress)
+    checkout = open_checkout(
+        options.target,
+        offline=options.offline,
+        refresh=options.refresh,
+        cache_dir=options.cache_dir,
+        progress=progress,
+    )
     codes = [c.code for c in check_infos()]
     config = _load_config(options, checkout, codes)
     baseline = load_baseline(options.baseline) if options.baseline else Baseline()
@@ -183,14 +202,26 @@ def run_static(options: StaticOptions, *, progress: Progress = _no_progress) -> 
     texts = sink_texts(checkout, kept)
     kept = apply_baseline(sorted(kept, key=report_order), texts, baseline)
     return ScanReport(
-        tool_version=__version__, target=redact(options.target),
-        target_name=redact(target_name(options.target, checkout.spec.rev)), url=checkout.url,
-        commit=checkout.sha, findings=tuple(kept), skipped=tuple(result.skipped),
-        files_scanned=result.files_scanned, languages=dict(result.languages),
-        checks=check_infos(config.disabled), sink_text=texts,
+        tool_version=__version__,
+        target=redact(options.target),
+        target_name=redact(target_name(options.target, checkout.spec.rev)),
+        url=checkout.url,
+        commit=checkout.sha,
+        findings=tuple(kept),
+        skipped=tuple(result.skipped),
+        files_scanned=result.files_scanned,
+        languages=dict(result.languages),
+        checks=check_infos(config.disabled),
+        sink_text=texts,
         filtered=len(configured) - len(kept),
-        command=shlex.join(["boundary-audit", "scan", pinned_target(checkout, options.target),
-                            *options.command_flags]),
+        command=shlex.join(
+            [
+                "boundary-audit",
+                "scan",
+                pinned_target(checkout, options.target),
+                *options.command_flags,
+            ]
+        ),
         notes=tuple(checkout.notes),
     )
 

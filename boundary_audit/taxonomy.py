@@ -19,13 +19,17 @@ class BoundaryClass(str, Enum):
     SHELL_SESSION = "shell-session"
     """R sent into a persistent shell (pipe or pty, end markers): state and stdin persist."""
     TTY_KEYSTROKES = "tty-keystrokes"
-    """R typed into an interactive shell (tmux send-keys, a pty): line discipline and readline act."""
+    """R typed into an interactive shell (tmux send-keys, a pty).
+
+    Line discipline and readline act on it."""
     ARGV_DIRECT = "argv-direct"
     """R tokenized and spawned without a shell: pipes, redirects, `$()` and globs are inert text."""
     SCRIPT_FILE = "script-file"
     """R written to a file and run as `[interpreter, path]`: one parse, no quoting damage."""
     REMOTE_STRING = "remote-string"
-    """R handed as one string to `docker exec`, `ssh`, a sandbox API: one remote parse (+1 for ssh)."""
+    """R handed as one string to `docker exec`, `ssh`, a sandbox API.
+
+    One remote parse (+1 for ssh)."""
     NESTED_STRING = "nested-string"
     """R interpolated into a larger quoted command that a shell parses again: two parses."""
     SERIALIZED = "serialized"

@@ -100,8 +100,8 @@ def regenerate(text: str) -> str:
     """`text` with every generated block replaced by its current content."""
     for name, make in BLOCKS.items():
         pattern = re.compile(
-            rf"(<!-- begin generated: {name} -->\n)(?:.*?\n)?(<!-- end generated: {name} -->)",
-            re.S)
+            rf"(<!-- begin generated: {name} -->\n)(?:.*?\n)?(<!-- end generated: {name} -->)", re.S
+        )
         if not pattern.search(text):
             raise ValueError(f"docs/usage.md has no generated block {name!r}")
         body = make()

@@ -36,18 +36,23 @@ def via(system: str, path: str) -> AdapterTransport:
     return AdapterTransport(adapter, bp)
 
 
-def run(transport: Transport, sandbox: Sandbox, replies: Sequence[str]
-        ) -> tuple[list[ExecResult], dict[str, bytes]]:
+def run(
+    transport: Transport, sandbox: Sandbox, replies: Sequence[str]
+) -> tuple[list[ExecResult], dict[str, bytes]]:
     """Results, and every file the replies left in the work dir (path -> bytes)."""
     with sandbox.workspace() as ws:
         results = transport.execute_sequence(list(replies), ws, sandbox)
-        files = {str(p.relative_to(ws.work)): p.read_bytes()
-                 for p in sorted(Path(ws.work).rglob("*")) if p.is_file()}
+        files = {
+            str(p.relative_to(ws.work)): p.read_bytes()
+            for p in sorted(Path(ws.work).rglob("*"))
+            if p.is_file()
+        }
     return results, files
 
 
-@pytest.mark.parametrize("key", sorted(k for k, (_, p) in PATHS.items() if p.expect),
-                         ids=lambda k: ":".join(k))
+@pytest.mark.parametrize(
+    "key", sorted(k for k, (_, p) in PATHS.items() if p.expect), ids=lambda k: ":".join(k)
+)
 def test_probes_measure_what_the_adapter_declares(key: tuple[str, str], sandbox: Sandbox) -> None:
     """The boundary facts systems.md states (the adapter's `expect`) are what the probes see."""
     _, path = PATHS[key]
@@ -102,14 +107,14 @@ def test_login_versus_non_login(sandbox: Sandbox) -> None:
 def test_swe_agent_intercepts_exit(sandbox: Sandbox) -> None:
     results, files = run(via("swe-agent", "default"), sandbox, ["exit", "touch after.txt"])
     assert files == {}
-    assert results[0].note == ("swe-agent.handle-action: the `exit` action ends the agent; "
-                               "it is never executed")  # type: ignore[attr-defined]
+    assert results[0].note == (
+        "swe-agent.handle-action: the `exit` action ends the agent; it is never executed"
+    )  # type: ignore[attr-defined]
     assert results[1].note == "not run: the agent ended at an earlier reply"  # type: ignore[attr-defined]
     # `exit 0` is not the exact action: it runs, and ends the shell session instead.
     results, files = run(via("swe-agent", "default"), sandbox, ["exit 0", "touch after.txt"])
     assert files == {} and "ended the session" in results[0].note  # type: ignore[attr-defined]
-    assert run(make_transport("raw"), sandbox, ["exit", "touch after.txt"])[1] == {
-        "after.txt": b""}
+    assert run(make_transport("raw"), sandbox, ["exit", "touch after.txt"])[1] == {"after.txt": b""}
 
 
 def test_swe_agent_bashlex_rewrite_drops_a_here_document_body(sandbox: Sandbox) -> None:
@@ -125,10 +130,14 @@ def test_openhands_refuses_two_statements(sandbox: Sandbox) -> None:
     reply = "touch a.txt\ntouch b.txt"
     results, files = run(via("openhands", "model"), sandbox, [reply])
     assert files == {}
-    assert results[0].rejected == ("openhands.split-commands: Cannot execute multiple commands "  # type: ignore[attr-defined]
-                                   "at once (2 statements)")
+    assert results[0].rejected == (
+        "openhands.split-commands: Cannot execute multiple commands "  # type: ignore[attr-defined]
+        "at once (2 statements)"
+    )
     assert run(via("openhands", "model"), sandbox, ["touch a.txt && touch b.txt"])[1] == {
-        "a.txt": b"", "b.txt": b""}
+        "a.txt": b"",
+        "b.txt": b"",
+    }
 
 
 def test_openhands_launcher_passes_operators_as_argv(sandbox: Sandbox) -> None:

@@ -30,17 +30,20 @@ def apply(name: str, text: str, **params: object) -> Staged:
     return make_preprocessor(name, **params).apply(text, None)
 
 
-@pytest.mark.parametrize(("action", "blocked"), [
-    ("vim file.txt", True),
-    ("view x", True),          # prefix "vi": SWE-agent blocks anything starting with it
-    ("makedirs", True),        # prefix "make"
-    ("  python  ", True),      # standalone, after strip
-    ("python script.py", False),
-    ("r2 -A bin", True),       # block_unless_regex: r2 without `radare2 ... -c`
-    ("tail -f log", True),
-    ("tail -n 3 log", False),
-    ("", False),
-])
+@pytest.mark.parametrize(
+    ("action", "blocked"),
+    [
+        ("vim file.txt", True),
+        ("view x", True),  # prefix "vi": SWE-agent blocks anything starting with it
+        ("makedirs", True),  # prefix "make"
+        ("  python  ", True),  # standalone, after strip
+        ("python script.py", False),
+        ("r2 -A bin", True),  # block_unless_regex: r2 without `radare2 ... -c`
+        ("tail -f log", True),
+        ("tail -n 3 log", False),
+        ("", False),
+    ],
+)
 def test_swe_agent_blocklist(action: str, blocked: bool) -> None:
     assert should_block(action) is blocked
 
@@ -48,8 +51,9 @@ def test_swe_agent_blocklist(action: str, blocked: bool) -> None:
 def test_swe_agent_handle_action_strips_refuses_and_ends() -> None:
     assert apply("swe-agent.handle-action", "  ls -la \n").parts == ("ls -la",)
     refused = apply("swe-agent.handle-action", "nano notes.txt")
-    assert refused.rejected == ("blocked: Operation 'nano notes.txt' is not supported by this "
-                                "environment")
+    assert refused.rejected == (
+        "blocked: Operation 'nano notes.txt' is not supported by this environment"
+    )
     ended = apply("swe-agent.handle-action", "\n exit \n")
     assert ended.ended and not ended.parts
     assert apply("swe-agent.handle-action", "exit 1").parts == ("exit 1",)
@@ -110,27 +114,33 @@ def test_openhands_split_refuses_newline_separated_statements() -> None:
     assert apply("openhands.split-commands", "  ").rejected.startswith("No previous running")
 
 
-@pytest.mark.parametrize(("command", "escaped"), [
-    ("find . -exec rm {} \\;", "find . -exec rm {} \\\\;"),
-    ("echo a \\| b \\> c", "echo a \\\\| b \\\\> c"),
-    ("echo '\\;' \"\\;\"", "echo '\\;' \"\\;\""),          # inside strings: untouched
-    ("echo $(echo \\;)", "echo $(echo \\;)"),             # inside a substitution: untouched
-    ("echo 'unterminated \\;", "echo 'unterminated \\;"),  # parse error: unchanged
-    ("   ", ""),
-])
+@pytest.mark.parametrize(
+    ("command", "escaped"),
+    [
+        ("find . -exec rm {} \\;", "find . -exec rm {} \\\\;"),
+        ("echo a \\| b \\> c", "echo a \\\\| b \\\\> c"),
+        ("echo '\\;' \"\\;\"", "echo '\\;' \"\\;\""),  # inside strings: untouched
+        ("echo $(echo \\;)", "echo $(echo \\;)"),  # inside a substitution: untouched
+        ("echo 'unterminated \\;", "echo 'unterminated \\;"),  # parse error: unchanged
+        ("   ", ""),
+    ],
+)
 def test_openhands_escape_special_chars(command: str, escaped: str) -> None:
     assert escape_special_chars(command) == escaped
 
 
-@pytest.mark.parametrize(("line", "argv"), [
-    ("a | b > out", ["a", "|", "b", ">", "out"]),   # operators stay argv text
-    ("bash -c \"echo hello world\"", ["bash", "-c", "echo hello world"]),
-    ("'a b'c \"d\\\"e\\\\f\\n\"", ["a bc", "d\"e\\f\\n"]),
-    ("a\\ b $HOME *.txt #x", ["a b", "$HOME", "*.txt", "#x"]),
-    ("'' \"\"", ["", ""]),
-    ("'unterminated", ["unterminated"]),
-    (" \t\n", []),
-])
+@pytest.mark.parametrize(
+    ("line", "argv"),
+    [
+        ("a | b > out", ["a", "|", "b", ">", "out"]),  # operators stay argv text
+        ('bash -c "echo hello world"', ["bash", "-c", "echo hello world"]),
+        ('\'a b\'c "d\\"e\\\\f\\n"', ["a bc", 'd"e\\f\\n']),
+        ("a\\ b $HOME *.txt #x", ["a b", "$HOME", "*.txt", "#x"]),
+        ("'' \"\"", ["", ""]),
+        ("'unterminated", ["unterminated"]),
+        (" \t\n", []),
+    ],
+)
 def test_acp_parse_command(line: str, argv: list[str]) -> None:
     assert parse_acp_command(line) == argv
 
@@ -143,7 +153,9 @@ def test_acp_step_hands_on_an_argv_that_shlex_splits_back() -> None:
 
 def test_autogen_blocks_and_pip() -> None:
     assert extract_blocks("```sh\necho a\n```\ntext\n```python\nprint(1)\n```") == [
-        ("sh", "echo a\n"), ("python", "print(1)\n")]
+        ("sh", "echo a\n"),
+        ("python", "print(1)\n"),
+    ]
     # A reply holding three backticks ends its block early, at the agent's lazy regex.
     staged = apply("autogen.markdown-blocks", "printf '%s\\n' '```' > f.md")
     assert staged.parts == ("printf '%s\\n' '",)
@@ -151,7 +163,8 @@ def test_autogen_blocks_and_pip() -> None:
     refused = apply("autogen.markdown-blocks", "echo a\n```\n```python\nprint(1)")
     assert refused.rejected.startswith("the message holds python block(s)")
     assert silence_pip("pip install x\n  pip install y\npip install -qqq z", "sh") == (
-        "pip install -qqq x\n  pip install y\npip install -qqq z")
+        "pip install -qqq x\n  pip install y\npip install -qqq z"
+    )
 
 
 def test_terminal_bench_keystrokes_end_in_one_newline() -> None:
@@ -162,13 +175,15 @@ def test_terminal_bench_keystrokes_end_in_one_newline() -> None:
 def test_codex_snapshot_wrapper() -> None:
     assert shell_single_quote("it's") == "'it'\"'\"'s'"
     assert snapshot_script("echo 'a'", "/dev/null", "bash") == (
-        "if . '/dev/null' >/dev/null 2>&1; then :; fi\n\n"
-        "exec 'bash' -c 'echo '\"'\"'a'\"'\"''")
+        "if . '/dev/null' >/dev/null 2>&1; then :; fi\n\nexec 'bash' -c 'echo '\"'\"'a'\"'\"''"
+    )
 
 
 def test_pipeline_stops_at_a_refusal_and_prefixes_notes() -> None:
-    steps = [make_preprocessor("swe-agent.handle-action"),
-             make_preprocessor("swe-rex.bashlex-split")]
+    steps = [
+        make_preprocessor("swe-agent.handle-action"),
+        make_preprocessor("swe-rex.bashlex-split"),
+    ]
     ok = run_pipeline(steps, " a=1\necho $a ", None)
     assert ok.parts == ("a=1 ; echo $a",)
     assert ok.notes == ("swe-rex.bashlex-split: rewritten by bashlex",)

@@ -18,7 +18,9 @@ def test_unknown_command_is_usage_error(capsys: pytest.CaptureFixture[str]) -> N
     assert "No such command" in capsys.readouterr().err
 
 
-def test_expected_error_is_one_line(monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+def test_expected_error_is_one_line(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
     def boom(**_: object) -> None:
         raise SourceError("unknown revision 'deadbeef' in file:///x", hint="fetch with --refresh")
 

@@ -73,4 +73,5 @@ def test_shipped_schema_covers_every_registered_check() -> None:
     assert set(shipped["properties"]["checks"]["properties"]) == {c.code for c in checks}
     text = resources.files("boundary_audit.schemas").joinpath(CONFIG_SCHEMA).read_text("utf-8")
     assert text == render_config_schema((c.code, c.name) for c in checks), (
-        "config.schema.json is stale: run `python -m boundary_audit.schemas`")
+        "config.schema.json is stale: run `python -m boundary_audit.schemas`"
+    )

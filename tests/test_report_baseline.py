@@ -34,12 +34,22 @@ def test_written_baseline_content() -> None:
     rows = [(e["path"], e["code"], e["class"], e["sink"], e["count"]) for e in doc["entries"]]
     # inline- and config-suppressed findings are not accepted into a baseline
     assert rows == [
-        ("agent/remote.py", "BA102", "nested-string",
-         "subprocess.run(['bash', '-c', f'ssh h \"{cmd}\"'])", 1),
+        (
+            "agent/remote.py",
+            "BA102",
+            "nested-string",
+            "subprocess.run(['bash', '-c', f'ssh h \"{cmd}\"'])",
+            1,
+        ),
         ("agent/run.py", "BA101", "shell-string", "subprocess.run(cmd, shell=True)", 2),
         ("scripts/run|it.sh", "BA101", "shell-string", 'eval "$REPLY" `x`', 1),
-        ("term/tmux.ts", "BA202", "tty-keystrokes",
-         "spawn('tmux', ['send-keys', '-t', pane, keys | x, 'Enter'])", 1),
+        (
+            "term/tmux.ts",
+            "BA202",
+            "tty-keystrokes",
+            "spawn('tmux', ['send-keys', '-t', pane, keys | x, 'Enter'])",
+            1,
+        ),
     ]
 
 
@@ -50,12 +60,19 @@ def test_round_trip_suppresses_exactly_the_recorded_findings(tmp_path: Path) -> 
     assert len(baseline) == 5
     findings, texts = _active_sample()
     out = apply_baseline(findings, texts, baseline)
-    kinds = {(f.primary.path, f.primary.start_line): f.suppressed.kind if f.suppressed else None
-             for f in out}
-    assert kinds == {("agent/api.py", 9): None, ("agent/remote.py", 17): "baseline",
-                     ("agent/run.py", 120): "baseline", ("agent/run.py", 150): "baseline",
-                     ("scripts/run|it.sh", 3): "baseline", ("term/tmux.ts", 88): "baseline",
-                     ("tools/sessión.py", 33): None}
+    kinds = {
+        (f.primary.path, f.primary.start_line): f.suppressed.kind if f.suppressed else None
+        for f in out
+    }
+    assert kinds == {
+        ("agent/api.py", 9): None,
+        ("agent/remote.py", 17): "baseline",
+        ("agent/run.py", 120): "baseline",
+        ("agent/run.py", 150): "baseline",
+        ("scripts/run|it.sh", 3): "baseline",
+        ("term/tmux.ts", 88): "baseline",
+        ("tools/sessión.py", 33): None,
+    }
     assert out[1].suppressed is not None
     assert out[1].suppressed.reason == f"in baseline {path}"
 
@@ -90,18 +107,29 @@ def test_already_suppressed_findings_do_not_use_up_the_budget() -> None:
     assert out[0].suppressed == inline.suppressed
 
 
-@pytest.mark.parametrize(("data", "message"), [
-    (b"nope", "b.json: not a JSON baseline: "),
-    (b"[]", "b.json: (top level): expected an object"),
-    (b'{"schema": "x"}', "b.json: schema: expected 'boundary-audit-baseline/v1', got 'x'"),
-    (b'{"schema": "boundary-audit-baseline/v1"}', "b.json: entries: expected an array"),
-    (b'{"schema": "boundary-audit-baseline/v1", "entries": [1]}',
-     "b.json: entries[0]: expected an object"),
-    (b'{"schema": "boundary-audit-baseline/v1", "entries": [{"key": "XYZ"}]}',
-     "b.json: entries[0].key: expected 24 lowercase hex digits, got 'XYZ'"),
-    (b'{"schema": "boundary-audit-baseline/v1", "entries": [{"key": "' + b"a" * 24 +
-     b'", "count": 0}]}', "b.json: entries[0].count: expected a positive integer, got 0"),
-])
+@pytest.mark.parametrize(
+    ("data", "message"),
+    [
+        (b"nope", "b.json: not a JSON baseline: "),
+        (b"[]", "b.json: (top level): expected an object"),
+        (b'{"schema": "x"}', "b.json: schema: expected 'boundary-audit-baseline/v1', got 'x'"),
+        (b'{"schema": "boundary-audit-baseline/v1"}', "b.json: entries: expected an array"),
+        (
+            b'{"schema": "boundary-audit-baseline/v1", "entries": [1]}',
+            "b.json: entries[0]: expected an object",
+        ),
+        (
+            b'{"schema": "boundary-audit-baseline/v1", "entries": [{"key": "XYZ"}]}',
+            "b.json: entries[0].key: expected 24 lowercase hex digits, got 'XYZ'",
+        ),
+        (
+            b'{"schema": "boundary-audit-baseline/v1", "entries": [{"key": "'
+            + b"a" * 24
+            + b'", "count": 0}]}',
+            "b.json: entries[0].count: expected a positive integer, got 0",
+        ),
+    ],
+)
 def test_invalid_baselines_are_config_errors(data: bytes, message: str) -> None:
     with pytest.raises(ConfigError) as info:
         parse_baseline(data, origin="b.json")

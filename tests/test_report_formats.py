@@ -59,8 +59,15 @@ def test_same_input_gives_identical_bytes_whatever_the_input_order(fmt: OutputFo
 @pytest.mark.parametrize("fmt", list(OutputFormat), ids=lambda f: f.value)
 def test_output_ignores_the_environment(fmt: OutputFormat, monkeypatch: pytest.MonkeyPatch) -> None:
     plain = formatter_for(fmt).render(sample.report())
-    for name, value in {"COLUMNS": "40", "LINES": "5", "NO_COLOR": "1", "FORCE_COLOR": "1",
-                        "TERM": "dumb", "TZ": "Asia/Seoul", "LC_ALL": "C"}.items():
+    for name, value in {
+        "COLUMNS": "40",
+        "LINES": "5",
+        "NO_COLOR": "1",
+        "FORCE_COLOR": "1",
+        "TERM": "dumb",
+        "TZ": "Asia/Seoul",
+        "LC_ALL": "C",
+    }.items():
         monkeypatch.setenv(name, value)
     assert formatter_for(fmt).render(sample.report()) == plain
 
@@ -75,16 +82,23 @@ def test_terminal_colors_only_when_asked() -> None:
 
 def test_terminal_lists_only_active_findings_and_counts_the_rest() -> None:
     text = TerminalFormat(width=160).render(sample.report())
-    for anchor in ("agent/remote.py:17-19@3ea751c", "agent/run.py:120@3ea751c",
-                   "scripts/run|it.sh:3@3ea751c", "term/tmux.ts:88-90@3ea751c"):
+    for anchor in (
+        "agent/remote.py:17-19@3ea751c",
+        "agent/run.py:120@3ea751c",
+        "scripts/run|it.sh:3@3ea751c",
+        "term/tmux.ts:88-90@3ea751c",
+    ):
         assert anchor in text
     assert "measured: nested (oracle): 21/56 vs raw 56/56, -62.5 pp" in text
     for hidden in ("agent/run.py:150", "agent/api.py:9", "sessión.py"):
         assert hidden not in text
-    assert ("4 active (2 high, 1 medium, 1 info); 3 suppressed (1 inline, 1 config, 1 baseline); "
-            "3 model-controlled; 14 files scanned (python 9, shell 2, typescript 3)\n") in text
-    assert text.endswith("skipped (2):\n  assets/logo.png: binary\n"
-                         "  data/huge.json: too large (3.1 MB > 2 MB)\n")
+    assert (
+        "4 active (2 high, 1 medium, 1 info); 3 suppressed (1 inline, 1 config, 1 baseline); "
+        "3 model-controlled; 14 files scanned (python 9, shell 2, typescript 3)\n"
+    ) in text
+    assert text.endswith(
+        "skipped (2):\n  assets/logo.png: binary\n  data/huge.json: too large (3.1 MB > 2 MB)\n"
+    )
 
 
 def test_terminal_without_findings() -> None:
@@ -94,10 +108,12 @@ def test_terminal_without_findings() -> None:
         "0 active; 0 suppressed; 0 model-controlled; 14 files scanned (python 9, shell 2, "
         "typescript 3)",
     ]
-    one = TerminalFormat().render(sample.report(findings=(), skipped=(), files_scanned=1,
-                                                languages={"go": 1}))
+    one = TerminalFormat().render(
+        sample.report(findings=(), skipped=(), files_scanned=1, languages={"go": 1})
+    )
     assert one.splitlines()[-1] == (
-        "0 active; 0 suppressed; 0 model-controlled; 1 file scanned (go 1)")
+        "0 active; 0 suppressed; 0 model-controlled; 1 file scanned (go 1)"
+    )
 
 
 def test_terminal_caps_the_skipped_list() -> None:

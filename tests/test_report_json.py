@@ -16,16 +16,60 @@ from tests.support import sample_findings as sample
 
 DOC = Path(__file__).resolve().parent.parent / "docs" / "json-v1.md"
 
-TOP_KEYS = ["schema", "tool", "target", "target_name", "url", "commit", "command", "summary",
-            "checks", "findings", "skipped"]
-FINDING_KEYS = ["code", "name", "help_url", "message", "class", "parse_layers", "contract",
-                "severity", "confidence", "model_controlled", "sanitizer", "sink", "snippet",
-                "language", "path", "line", "end_line", "column", "end_column", "anchor",
-                "fingerprint", "related", "evidence", "tip", "suppressed"]
+TOP_KEYS = [
+    "schema",
+    "tool",
+    "target",
+    "target_name",
+    "url",
+    "commit",
+    "command",
+    "summary",
+    "checks",
+    "findings",
+    "skipped",
+]
+FINDING_KEYS = [
+    "code",
+    "name",
+    "help_url",
+    "message",
+    "class",
+    "parse_layers",
+    "contract",
+    "severity",
+    "confidence",
+    "model_controlled",
+    "sanitizer",
+    "sink",
+    "snippet",
+    "language",
+    "path",
+    "line",
+    "end_line",
+    "column",
+    "end_column",
+    "anchor",
+    "fingerprint",
+    "related",
+    "evidence",
+    "tip",
+    "suppressed",
+]
 LOCATION_KEYS = ["path", "line", "end_line", "column", "end_column", "anchor", "annotation"]
-SUMMARY_KEYS = ["findings", "active", "suppressed", "suppressed_by", "filtered", "files_scanned",
-                "files_skipped", "languages", "active_by_class", "active_by_severity",
-                "active_model_controlled"]
+SUMMARY_KEYS = [
+    "findings",
+    "active",
+    "suppressed",
+    "suppressed_by",
+    "filtered",
+    "files_scanned",
+    "files_skipped",
+    "languages",
+    "active_by_class",
+    "active_by_severity",
+    "active_model_controlled",
+]
 
 
 def _doc(**overrides: object) -> dict[str, Any]:
@@ -48,30 +92,71 @@ def test_the_issue_s_required_fields_have_the_promised_values() -> None:
     doc = _doc()
     assert doc["commit"] == sample.SHA and doc["target"] == "example/agent-harness@main"
     nested = next(f for f in doc["findings"] if f["code"] == "BA102")
-    assert {k: nested[k] for k in ("class", "parse_layers", "contract", "path", "line",
-                                   "end_line", "column", "model_controlled", "sanitizer",
-                                   "confidence", "severity", "sink", "anchor", "suppressed")} == {
-        "class": "nested-string", "parse_layers": 2, "contract": "raw",
-        "path": "agent/remote.py", "line": 17, "end_line": 19, "column": 5,
-        "model_controlled": True, "sanitizer": None, "confidence": "medium",
-        "severity": "high", "sink": "subprocess.run",
-        "anchor": "agent/remote.py:17-19@3ea751c", "suppressed": None,
+    assert {
+        k: nested[k]
+        for k in (
+            "class",
+            "parse_layers",
+            "contract",
+            "path",
+            "line",
+            "end_line",
+            "column",
+            "model_controlled",
+            "sanitizer",
+            "confidence",
+            "severity",
+            "sink",
+            "anchor",
+            "suppressed",
+        )
+    } == {
+        "class": "nested-string",
+        "parse_layers": 2,
+        "contract": "raw",
+        "path": "agent/remote.py",
+        "line": 17,
+        "end_line": 19,
+        "column": 5,
+        "model_controlled": True,
+        "sanitizer": None,
+        "confidence": "medium",
+        "severity": "high",
+        "sink": "subprocess.run",
+        "anchor": "agent/remote.py:17-19@3ea751c",
+        "suppressed": None,
     }
-    assert nested["evidence"] == [{"transport": "nested", "reply_set": "oracle", "tasks": 56,
-                                   "passed_raw": 56, "passed_boundary": 21, "damage_pp": -62.5}]
-    assert [r["anchor"] for r in nested["related"]] == ["agent/loop.py:40@3ea751c",
-                                                        "agent/remote.py:12@3ea751c"]
+    assert nested["evidence"] == [
+        {
+            "transport": "nested",
+            "reply_set": "oracle",
+            "tasks": 56,
+            "passed_raw": 56,
+            "passed_boundary": 21,
+            "damage_pp": -62.5,
+        }
+    ]
+    assert [r["anchor"] for r in nested["related"]] == [
+        "agent/loop.py:40@3ea751c",
+        "agent/remote.py:12@3ea751c",
+    ]
     serialized = next(f for f in doc["findings"] if f["code"] == "BA501")
     assert serialized["sanitizer"] == "json.dumps"
-    assert serialized["suppressed"] == {"kind": "config",
-                                        "reason": "checks.BA501.ignore: agent/api.py"}
+    assert serialized["suppressed"] == {
+        "kind": "config",
+        "reason": "checks.BA501.ignore: agent/api.py",
+    }
 
 
 def test_summary_counts() -> None:
     assert _doc()["summary"] == {
-        "findings": 7, "active": 4, "suppressed": 3,
-        "suppressed_by": {"inline": 1, "config": 1, "baseline": 1}, "filtered": 2,
-        "files_scanned": 14, "files_skipped": 2,
+        "findings": 7,
+        "active": 4,
+        "suppressed": 3,
+        "suppressed_by": {"inline": 1, "config": 1, "baseline": 1},
+        "filtered": 2,
+        "files_scanned": 14,
+        "files_skipped": 2,
         "languages": {"python": 9, "shell": 2, "typescript": 3},
         "active_by_class": {"shell-string": 2, "tty-keystrokes": 1, "nested-string": 1},
         "active_by_severity": {"high": 2, "medium": 1, "info": 1},
@@ -82,13 +167,22 @@ def test_summary_counts() -> None:
 def test_findings_are_in_total_order() -> None:
     keys = [(f["path"], f["line"], f["column"], f["code"], f["class"]) for f in _doc()["findings"]]
     assert keys == sorted(keys)
-    assert [k[0] for k in keys] == ["agent/api.py", "agent/remote.py", "agent/run.py",
-                                    "agent/run.py", "scripts/run|it.sh", "term/tmux.ts",
-                                    "tools/sessión.py"]
+    assert [k[0] for k in keys] == [
+        "agent/api.py",
+        "agent/remote.py",
+        "agent/run.py",
+        "agent/run.py",
+        "scripts/run|it.sh",
+        "term/tmux.ts",
+        "tools/sessión.py",
+    ]
 
 
-@pytest.mark.parametrize("overrides", [{}, {"findings": (), "skipped": ()}, {"commit": None}],
-                         ids=["sample", "empty", "no-commit"])
+@pytest.mark.parametrize(
+    "overrides",
+    [{}, {"findings": (), "skipped": ()}, {"commit": None}],
+    ids=["sample", "empty", "no-commit"],
+)
 def test_output_validates_against_the_shipped_schema(overrides: dict[str, object]) -> None:
     jsonschema.Draft202012Validator(load(REPORT_V1_SCHEMA)).validate(_doc(**overrides))
 

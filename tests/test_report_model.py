@@ -31,13 +31,17 @@ def test_summary_counts_every_suppression_kind() -> None:
 def test_summary_line_wording() -> None:
     assert summary_line(sample.report()) == (
         f"scanned example/agent-harness@{sample.SHA}: 7 findings (3 suppressed, 2 below "
-        "threshold), 2 files skipped")
-    one = sample.report(findings=sample.report().findings[1:2], filtered=0,
-                        skipped=(Skipped("a.bin", "binary"),))
+        "threshold), 2 files skipped"
+    )
+    one = sample.report(
+        findings=sample.report().findings[1:2], filtered=0, skipped=(Skipped("a.bin", "binary"),)
+    )
     assert summary_line(one) == (
-        f"scanned example/agent-harness@{sample.SHA}: 1 finding (0 suppressed), 1 file skipped")
-    local = sample.report(target="./repo", target_name="./repo", commit=None, findings=(),
-                          skipped=(), filtered=0)
+        f"scanned example/agent-harness@{sample.SHA}: 1 finding (0 suppressed), 1 file skipped"
+    )
+    local = sample.report(
+        target="./repo", target_name="./repo", commit=None, findings=(), skipped=(), filtered=0
+    )
     assert summary_line(local) == "scanned ./repo: 0 findings (0 suppressed), 0 files skipped"
 
 
@@ -45,14 +49,25 @@ def test_fingerprint_key_ignores_lines_and_whitespace_but_not_what_matters() -> 
     f = sample.findings()[1]
     assert f.code == "BA101"
     key = fingerprint_key(f, "subprocess.run(cmd, shell=True)")
-    moved = replace(f, primary=replace(f.primary, start_line=500, end_line=501),
-                    message="another message")
+    moved = replace(
+        f, primary=replace(f.primary, start_line=500, end_line=501), message="another message"
+    )
     assert fingerprint_key(moved, "subprocess.run(cmd,\n\tshell=True)  ") == key
     assert fingerprint_key(f, "subprocess.run(cmd2, shell=True)") != key
-    assert fingerprint_key(replace(f, boundary_class=BoundaryClass.NESTED_STRING),
-                           "subprocess.run(cmd, shell=True)") != key
-    assert fingerprint_key(replace(f, primary=replace(f.primary, path="agent/other.py")),
-                           "subprocess.run(cmd, shell=True)") != key
+    assert (
+        fingerprint_key(
+            replace(f, boundary_class=BoundaryClass.NESTED_STRING),
+            "subprocess.run(cmd, shell=True)",
+        )
+        != key
+    )
+    assert (
+        fingerprint_key(
+            replace(f, primary=replace(f.primary, path="agent/other.py")),
+            "subprocess.run(cmd, shell=True)",
+        )
+        != key
+    )
     assert fingerprint_key(f, "") == fingerprint_key(f, "subprocess.run") != key
     assert len(key) == 24 and int(key, 16) >= 0
 
@@ -64,8 +79,9 @@ def test_markdown_cells_cannot_break_the_table() -> None:
     assert code("a|b") == r"`a\|b`"
     assert code("x `y` z") == "``x `y` z``"
     assert code("`edge`") == "`` `edge` ``"
-    rows = [ln for ln in MarkdownFormat().render(sample.report()).splitlines()
-            if ln.startswith("| ")]
+    rows = [
+        ln for ln in MarkdownFormat().render(sample.report()).splitlines() if ln.startswith("| ")
+    ]
     header_cells = rows[0].count(" | ") + 1
     for row in rows[:6]:
         unescaped = row.replace("\\|", "").count("|")
@@ -79,7 +95,10 @@ def test_markdown_lists_suppressed_and_skipped() -> None:
     assert md.count("| not measured |") == 2
     assert "| BA201 | `tools/sessión.py:33@3ea751c` | inline | session is test-only |\n" in md
     assert "## Skipped inputs (2)\n\n- `assets/logo.png`: binary\n" in md
-    clean = MarkdownFormat().render(sample.report(
-        findings=(replace(sample.findings()[1], suppressed=Suppression("inline", "ok")),),
-        skipped=()))
+    clean = MarkdownFormat().render(
+        sample.report(
+            findings=(replace(sample.findings()[1], suppressed=Suppression("inline", "ok")),),
+            skipped=(),
+        )
+    )
     assert "No active findings." in clean and "## Skipped" not in clean

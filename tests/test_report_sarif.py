@@ -64,11 +64,13 @@ def test_rules_come_from_the_check_set() -> None:
     assert ba102["name"] == "nested-shell-string"
     assert ba102["helpUri"] == "https://boundary-audit.invalid/checks/BA102"
     assert ba102["shortDescription"] == {
-        "text": "Model text is quoted into a command a shell parses twice."}
+        "text": "Model text is quoted into a command a shell parses twice."
+    }
     assert ba102["help"]["markdown"] == (
         "Model text is quoted into a command a shell parses twice.\n\n## What it does\n"
         "Finds `f'ssh h \"{cmd}\"'` and friends.\n\n"
-        "[Documentation](https://boundary-audit.invalid/checks/BA102)")
+        "[Documentation](https://boundary-audit.invalid/checks/BA102)"
+    )
     assert rules[4]["defaultConfiguration"] == {"enabled": False}
     for result in run["results"]:
         assert rules[result["ruleIndex"]]["id"] == result["ruleId"]
@@ -80,47 +82,77 @@ def test_result_locations_related_locations_and_code_flow() -> None:
     assert nested["level"] == "error"
     assert nested["message"]["text"] == (
         "Reply | wrapped as f'ssh h \"{cmd}\"' and parsed twice <b>bold</b>. "
-        "Measured: nested (oracle): 21/56 vs raw 56/56, -62.5 pp.")
-    assert nested["properties"]["evidence"] == [{
-        "transport": "nested", "replySet": "oracle", "tasks": 56, "passedRaw": 56,
-        "passedBoundary": 21, "damagePp": -62.5}]
+        "Measured: nested (oracle): 21/56 vs raw 56/56, -62.5 pp."
+    )
+    assert nested["properties"]["evidence"] == [
+        {
+            "transport": "nested",
+            "replySet": "oracle",
+            "tasks": 56,
+            "passedRaw": 56,
+            "passedBoundary": 21,
+            "damagePp": -62.5,
+        }
+    ]
     assert nested["locations"][0]["physicalLocation"] == {
         "artifactLocation": {"uri": "agent/remote.py", "uriBaseId": "SRCROOT"},
         "region": {"startLine": 17, "endLine": 19, "startColumn": 5, "endColumn": 41},
     }
-    related = [(r["id"], r["physicalLocation"]["artifactLocation"]["uri"],
-                r["physicalLocation"]["region"]["startLine"], r["message"]["text"])
-               for r in nested["relatedLocations"]]
-    assert related == [(1, "agent/loop.py", 40, "model reply enters here"),
-                       (2, "agent/remote.py", 12, 'wrapped in ssh host "..."')]
+    related = [
+        (
+            r["id"],
+            r["physicalLocation"]["artifactLocation"]["uri"],
+            r["physicalLocation"]["region"]["startLine"],
+            r["message"]["text"],
+        )
+        for r in nested["relatedLocations"]
+    ]
+    assert related == [
+        (1, "agent/loop.py", 40, "model reply enters here"),
+        (2, "agent/remote.py", 12, 'wrapped in ssh host "..."'),
+    ]
     flow = nested["codeFlows"][0]["threadFlows"][0]["locations"]
-    assert [(s["executionOrder"], s["location"]["physicalLocation"]["region"]["startLine"])
-            for s in flow] == [(1, 40), (2, 12), (3, 17)]
+    assert [
+        (s["executionOrder"], s["location"]["physicalLocation"]["region"]["startLine"])
+        for s in flow
+    ] == [(1, 40), (2, 12), (3, 17)]
     assert flow[-1]["location"]["message"]["text"] == "sink: subprocess.run"
 
 
 def test_provenance_uris_and_notifications() -> None:
     run = _sarif()["runs"][0]
-    assert run["versionControlProvenance"] == [{"repositoryUri": sample.URL,
-                                                "revisionId": sample.SHA}]
-    uris = [r["locations"][0]["physicalLocation"]["artifactLocation"]["uri"]
-            for r in run["results"]]
+    assert run["versionControlProvenance"] == [
+        {"repositoryUri": sample.URL, "revisionId": sample.SHA}
+    ]
+    uris = [
+        r["locations"][0]["physicalLocation"]["artifactLocation"]["uri"] for r in run["results"]
+    ]
     assert "scripts/run%7Cit.sh" in uris and "tools/sessi%C3%B3n.py" in uris
     notes = run["invocations"][0]["toolExecutionNotifications"]
-    assert [(n["message"]["text"], n["locations"][0]["physicalLocation"]["artifactLocation"]["uri"])
-            for n in notes] == [("skipped: binary", "assets/logo.png"),
-                                ("skipped: too large (3.1 MB > 2 MB)", "data/huge.json")]
+    assert [
+        (n["message"]["text"], n["locations"][0]["physicalLocation"]["artifactLocation"]["uri"])
+        for n in notes
+    ] == [
+        ("skipped: binary", "assets/logo.png"),
+        ("skipped: too large (3.1 MB > 2 MB)", "data/huge.json"),
+    ]
     scp = _sarif(sample.report(url="git@example.com:team/harness.git"))["runs"][0]
     assert scp["versionControlProvenance"][0]["repositoryUri"] == (
-        "ssh://git@example.com/team/harness.git")
+        "ssh://git@example.com/team/harness.git"
+    )
 
 
 def test_suppressions_are_kept_with_their_kind() -> None:
     run = _sarif()["runs"][0]
-    by_line = {(r["ruleId"], r["locations"][0]["physicalLocation"]["region"]["startLine"]):
-               r.get("suppressions") for r in run["results"]}
-    assert by_line[("BA201", 33)] == [{"kind": "inSource", "status": "accepted",
-                                       "justification": "inline: session is test-only"}]
+    by_line = {
+        (r["ruleId"], r["locations"][0]["physicalLocation"]["region"]["startLine"]): r.get(
+            "suppressions"
+        )
+        for r in run["results"]
+    }
+    assert by_line[("BA201", 33)] == [
+        {"kind": "inSource", "status": "accepted", "justification": "inline: session is test-only"}
+    ]
     assert by_line[("BA501", 9)][0]["kind"] == "external"
     assert by_line[("BA101", 150)][0]["justification"].startswith("baseline: ")
     assert by_line[("BA101", 120)] is None
@@ -129,9 +161,13 @@ def test_suppressions_are_kept_with_their_kind() -> None:
 
 def _fingerprints(report: ScanReport) -> dict[tuple[str, str], str]:
     run = _sarif(report)["runs"][0]
-    return {(r["ruleId"], r["properties"]["anchor"].split(":")[0]):
-            r["partialFingerprints"][FINGERPRINT_NAME] for r in run["results"]
-            if r["ruleId"] != "BA101"}
+    return {
+        (r["ruleId"], r["properties"]["anchor"].split(":")[0]): r["partialFingerprints"][
+            FINGERPRINT_NAME
+        ]
+        for r in run["results"]
+        if r["ruleId"] != "BA101"
+    }
 
 
 def test_partial_fingerprints_survive_line_shifts() -> None:
@@ -143,16 +179,21 @@ def test_partial_fingerprints_survive_line_shifts() -> None:
     moved_text = {shift(loc): text for loc, text in base.sink_text.items()}
     moved = sample.report(findings=moved_findings, sink_text=moved_text)
     assert _fingerprints(moved) == _fingerprints(base)
-    assert all(r["partialFingerprints"][FINGERPRINT_NAME] ==
-               s["partialFingerprints"][FINGERPRINT_NAME]
-               for r, s in zip(_sarif(base)["runs"][0]["results"],
-                               _sarif(moved)["runs"][0]["results"], strict=True))
+    assert all(
+        r["partialFingerprints"][FINGERPRINT_NAME] == s["partialFingerprints"][FINGERPRINT_NAME]
+        for r, s in zip(
+            _sarif(base)["runs"][0]["results"], _sarif(moved)["runs"][0]["results"], strict=True
+        )
+    )
 
 
 def test_identical_sinks_get_numbered_fingerprints() -> None:
     run = _sarif()["runs"][0]
-    run_py = [r["partialFingerprints"][FINGERPRINT_NAME] for r in run["results"]
-              if r["properties"]["anchor"].startswith("agent/run.py")]
+    run_py = [
+        r["partialFingerprints"][FINGERPRINT_NAME]
+        for r in run["results"]
+        if r["properties"]["anchor"].startswith("agent/run.py")
+    ]
     assert len(run_py) == 2
     assert run_py[0].split(":")[0] == run_py[1].split(":")[0]
     assert [p.split(":")[1] for p in run_py] == ["1", "2"]

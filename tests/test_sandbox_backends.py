@@ -255,8 +255,9 @@ def test_tmux_server_inside_bwrap_dies_with_the_run() -> None:
     assert r.escaped_killed >= 2  # the tmux server and its shell outlived the command
 
 
-@pytest.mark.parametrize("sandbox", [pytest.param("bwrap", marks=pytest.mark.bwrap), "tempdir"],
-                         indirect=True)
+@pytest.mark.parametrize(
+    "sandbox", [pytest.param("bwrap", marks=pytest.mark.bwrap), "tempdir"], indirect=True
+)
 def test_an_argument_the_kernel_refuses_is_a_failed_run_not_a_machinery_error(
     sandbox: Sandbox,
 ) -> None:

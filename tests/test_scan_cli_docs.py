@@ -23,8 +23,10 @@ def test_exit_code_table_comes_from_every_member_with_its_docstring() -> None:
     assert [(value, name) for value, name, _ in rows] == [(int(m), m.name) for m in ExitCode]
     assert all(doc for _, _, doc in rows)
     table = exit_code_table()
-    assert "| 10 | `GATE` | A gate tripped: findings matched --fail-on, or `tasks check` found a " \
-           "broken task. |" in table
+    assert (
+        "| 10 | `GATE` | A gate tripped: findings matched --fail-on, or `tasks check` found a "
+        "broken task. |" in table
+    )
     assert table.splitlines()[2].startswith("| 0 | `OK` |")
 
 
@@ -53,8 +55,9 @@ def test_option_table_lists_every_scan_option_with_panel_and_env() -> None:
     assert "[tool.boundary-audit]" in table and "\\[tool" not in table
 
 
-def test_scan_help_groups_options_in_panels(capsys: pytest.CaptureFixture[str],
-                                            monkeypatch: pytest.MonkeyPatch) -> None:
+def test_scan_help_groups_options_in_panels(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
     monkeypatch.setenv("COLUMNS", "120")
     assert cli.main(["scan", "--help"]) == 0
     out = capsys.readouterr().out

@@ -15,14 +15,14 @@ from boundary_audit.adapters import Adapter, load_adapters
 from boundary_audit.table8 import verify_adapter
 from tests.support.gitrepos import add_commit, make_repo
 
-TOOL = b'''import json
+TOOL = b"""import json
 import subprocess
 
 
 def run_tool(tool_call):
     args = json.loads(tool_call.function.arguments)
     return subprocess.run(["bash", "-c", args["command"]])
-'''
+"""
 
 ADAPTER = """\
 schema = 1
@@ -92,13 +92,17 @@ def test_anchors_hold_at_the_pin(system: tuple[Path, Adapter, list[str]]) -> Non
     assert statuses(check) == [
         ("agent/tool.py:6-7", "verified", "BA101 shell-string `subprocess.run` at line 7"),
         ("agent/tool.py:5", "verified", "text at line 5"),
-        ("agent/tool.py:6-7", "class differs",
-         "found BA101 shell-string `subprocess.run` at line 7"),
+        (
+            "agent/tool.py:6-7",
+            "class differs",
+            "found BA101 shell-string `subprocess.run` at line 7",
+        ),
     ]
 
 
 def test_drift_on_a_later_commit_reports_where_the_anchors_went(
-        system: tuple[Path, Adapter, list[str]]) -> None:
+    system: tuple[Path, Adapter, list[str]],
+) -> None:
     repo, adapter, (pin, moved, gone) = system
     check = verify_adapter(adapter, repo_dir=repo, rev=moved)["main"]
     assert (check.commit, check.pinned) == (moved, False)
@@ -112,8 +116,9 @@ def test_drift_on_a_later_commit_reports_where_the_anchors_went(
     assert [a.status for a in deleted.anchors] == ["no such file"] * 3
 
 
-def test_no_checkout_is_not_a_failure(system: tuple[Path, Adapter, list[str]],
-                                      tmp_path: Path) -> None:
+def test_no_checkout_is_not_a_failure(
+    system: tuple[Path, Adapter, list[str]], tmp_path: Path
+) -> None:
     repo, adapter, _ = system
     unknown = verify_adapter(adapter, repo_dir=repo, rev="no-such-branch")["main"]
     assert unknown.commit is None
@@ -125,8 +130,9 @@ def test_no_checkout_is_not_a_failure(system: tuple[Path, Adapter, list[str]],
     (plain / "agent").mkdir(parents=True)
     (plain / "agent" / "tool.py").write_bytes(TOOL)
     directory = verify_adapter(adapter, repo_dir=plain)["main"]
-    assert directory.note == (f"checked in directory {plain} (not git: the pin "
-                              f"{adapter.commit} is unconfirmed)")
+    assert directory.note == (
+        f"checked in directory {plain} (not git: the pin {adapter.commit} is unconfirmed)"
+    )
     assert [a.status for a in directory.anchors] == ["verified", "verified", "class differs"]
 
 

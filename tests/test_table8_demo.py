@@ -31,23 +31,40 @@ ROWS = {
 
 @pytest.mark.sshd
 @pytest.mark.tmux
-def test_demo_writes_the_specimens_report(tmp_path: Path,
-                                          capsys: pytest.CaptureFixture[str]) -> None:
+def test_demo_writes_the_specimens_report(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     out = tmp_path / "report"
-    argv = ["demo", "--output-dir", str(out), "--select", "write-file-t3,argv-pass-t3",
-            "--no-probes"]
+    argv = [
+        "demo",
+        "--output-dir",
+        str(out),
+        "--select",
+        "write-file-t3,argv-pass-t3",
+        "--no-probes",
+    ]
     assert main(argv) == ExitCode.OK
     captured = capsys.readouterr()
     assert captured.err.splitlines()[-1] == (
-        f"demo: 9 boundaries in the specimens, 6 confirmed by measurement; reports in {out}/")
+        f"demo: 9 boundaries in the specimens, 6 confirmed by measurement; reports in {out}/"
+    )
     assert "Table 8 of the specimens" in captured.out
     assert sorted(p.name for p in out.iterdir()) == [
-        "scan.json", "scan.md", "scan.sarif", "specimens", "table8.json", "table8.md"]
+        "scan.json",
+        "scan.md",
+        "scan.sarif",
+        "specimens",
+        "table8.json",
+        "table8.md",
+    ]
     table = json.loads((out / "table8.json").read_text(encoding="utf-8"))
-    assert table["command"] == (f"boundary-audit demo --output-dir {out} --select "
-                                "write-file-t3,argv-pass-t3 --no-probes")
-    got = {r["system"]: (r["class"], r["transport"], r["measures"][0]["passed_boundary"])
-           for r in table["rows"]}
+    assert table["command"] == (
+        f"boundary-audit demo --output-dir {out} --select write-file-t3,argv-pass-t3 --no-probes"
+    )
+    got = {
+        r["system"]: (r["class"], r["transport"], r["measures"][0]["passed_boundary"])
+        for r in table["rows"]
+    }
     assert got == {k: v[:3] for k, v in ROWS.items()}
     assert all(r["measures"][0]["passed_raw"] == 2 for r in table["rows"])
     scan = json.loads((out / "scan.json").read_text(encoding="utf-8"))
@@ -55,7 +72,11 @@ def test_demo_writes_the_specimens_report(tmp_path: Path,
     for specimen, (_, transport, passed, confidence) in ROWS.items():
         (ev,) = by_dir[specimen]["evidence"]
         assert (ev["transport"], ev["tasks"], ev["passed_raw"], ev["passed_boundary"]) == (
-            transport, 2, 2, passed)
+            transport,
+            2,
+            2,
+            passed,
+        )
         assert by_dir[specimen]["confidence"] == confidence
     # The repository is rebuilt in place on a second run, with the same commit.
     sha = scan["commit"]
@@ -64,10 +85,12 @@ def test_demo_writes_the_specimens_report(tmp_path: Path,
     capsys.readouterr()
 
 
-def test_demo_refuses_a_directory_it_did_not_build(tmp_path: Path,
-                                                   capsys: pytest.CaptureFixture[str]) -> None:
+def test_demo_refuses_a_directory_it_did_not_build(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     (tmp_path / "specimens").mkdir()
     assert main(["demo", "--output-dir", str(tmp_path), "--no-probes"]) == ExitCode.USAGE
     assert capsys.readouterr().err.splitlines()[0] == (
         f"boundary-audit: error: {tmp_path}/specimens exists and is not a specimens repository "
-        "built by boundary-audit; choose another --output-dir")
+        "built by boundary-audit; choose another --output-dir"
+    )

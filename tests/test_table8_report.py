@@ -60,8 +60,13 @@ def toy(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 @pytest.fixture(scope="module")
 def reports(toy: Path) -> tuple[Table8Report, Table8Report]:
-    options = Table8Options(systems=("toy",), adapter_files=(toy,), select="write-file",
-                            static=False, command="boundary-audit table8 toy")
+    options = Table8Options(
+        systems=("toy",),
+        adapter_files=(toy,),
+        select="write-file",
+        static=False,
+        command="boundary-audit table8 toy",
+    )
     return build_table8(options), build_table8(options)
 
 
@@ -71,16 +76,25 @@ def test_measured_damage_through_the_nested_path(reports: tuple[Table8Report, ..
     (variant,) = report.variants
     assert (row.system, row.path, row.transport) == ("toy", "nested", "nested")
     oracle, naive = row.measures
-    assert (oracle.reply_set, oracle.tasks, oracle.passed_raw, oracle.passed_boundary,
-            oracle.damage_pp) == ("oracle", 4, 4, 1, -75.0)
+    assert (
+        oracle.reply_set,
+        oracle.tasks,
+        oracle.passed_raw,
+        oracle.passed_boundary,
+        oracle.damage_pp,
+    ) == ("oracle", 4, 4, 1, -75.0)
     assert oracle.broken == ("write-file-t1", "write-file-t2", "write-file-t3")
     assert oracle.reasons["write-file-t3"] == (
-        '"out.txt": first difference at byte 15 (got 80 bytes, expected 57)')
+        '"out.txt": first difference at byte 15 (got 80 bytes, expected 57)'
+    )
     assert (naive.passed_raw, naive.passed_boundary, naive.damage_pp) == (1, 0, -25.0)
     assert [(m.passed_raw, m.passed_boundary) for m in variant.measures] == [(4, 4), (1, 1)]
     facts = {f.probe: f.outcome for f in row.facts}
-    assert (facts["quoting"], facts["operators"], facts["tty"]) == ("missing", "active",
-                                                                    "unexpected")
+    assert (facts["quoting"], facts["operators"], facts["tty"]) == (
+        "missing",
+        "active",
+        "unexpected",
+    )
 
 
 def test_renders_are_byte_identical_across_runs(reports: tuple[Table8Report, ...]) -> None:
@@ -91,8 +105,7 @@ def test_renders_are_byte_identical_across_runs(reports: tuple[Table8Report, ...
 
 def test_markdown_row_and_json_shape(reports: tuple[Table8Report, ...]) -> None:
     md = Table8Markdown().render(reports[0])
-    assert md.startswith("# Table 8, measured: command boundaries of the audited agent "
-                         "systems\n")
+    assert md.startswith("# Table 8, measured: command boundaries of the audited agent systems\n")
     assert "    boundary-audit table8 toy\n" in md
     row = next(line for line in md.splitlines() if line.startswith("| Toy"))
     cells = [c.strip() for c in row.strip("|").split(" | ")]
@@ -105,41 +118,87 @@ def test_markdown_row_and_json_shape(reports: tuple[Table8Report, ...]) -> None:
     assert cells[6] == "oracle: write-file −75.0"
     assert "## Variants (measured, not table rows)" in md and md.endswith("- Fix: none needed\n")
     doc = json.loads(Table8Json().render(reports[0]))
-    assert list(doc) == ["schema", "title", "tool", "command", "sandbox", "tasks", "reply_sets",
-                         "baseline", "probes", "baseline_facts", "notes", "rows", "variants"]
+    assert list(doc) == [
+        "schema",
+        "title",
+        "tool",
+        "command",
+        "sandbox",
+        "tasks",
+        "reply_sets",
+        "baseline",
+        "probes",
+        "baseline_facts",
+        "notes",
+        "rows",
+        "variants",
+    ]
     assert doc["schema"] == SCHEMA == "boundary-audit/table8/v1"
     assert doc["tasks"] == {"select": "write-file", "count": 4, "core": 4}
     measure = doc["rows"][0]["measures"][0]
     assert {k: measure[k] for k in ("tasks", "passed_raw", "passed_boundary", "damage_pp")} == {
-        "tasks": 4, "passed_raw": 4, "passed_boundary": 1, "damage_pp": -75.0}
+        "tasks": 4,
+        "passed_raw": 4,
+        "passed_boundary": 1,
+        "damage_pp": -75.0,
+    }
     assert doc["rows"][0]["static"] is None and doc["variants"][0]["path"] == "escaped"
 
 
-def test_cli_writes_markdown_and_json(toy: Path, tmp_path: Path,
-                                      capsys: pytest.CaptureFixture[str]) -> None:
+def test_cli_writes_markdown_and_json(
+    toy: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     out = tmp_path / "reports"
-    code = main(["table8", "toy", "--adapters", str(toy), "--select", "write-file-t0",
-                 "--no-static", "--no-probes", "--output-dir", str(out)])
+    code = main(
+        [
+            "table8",
+            "toy",
+            "--adapters",
+            str(toy),
+            "--select",
+            "write-file-t0",
+            "--no-static",
+            "--no-probes",
+            "--output-dir",
+            str(out),
+        ]
+    )
     err = capsys.readouterr().err
     assert code == ExitCode.OK
-    assert err.splitlines()[-1] == ("table8: 1 rows, 1 variants; damage (oracle, pp): "
-                                    "toy:nested +0.0; 0 errored runs")
+    assert err.splitlines()[-1] == (
+        "table8: 1 rows, 1 variants; damage (oracle, pp): toy:nested +0.0; 0 errored runs"
+    )
     doc = json.loads((out / "table8.json").read_text(encoding="utf-8"))
-    assert doc["command"] == (f"boundary-audit table8 toy --adapters {toy} --select "
-                              f"write-file-t0 --no-static --no-probes --output-dir {out}")
+    assert doc["command"] == (
+        f"boundary-audit table8 toy --adapters {toy} --select "
+        f"write-file-t0 --no-static --no-probes --output-dir {out}"
+    )
     assert (out / "table8.md").read_text(encoding="utf-8").startswith("# Table 8, measured")
 
 
-@pytest.mark.parametrize(("argv", "code", "message"), [
-    (["--repo-dir", "toy"], ExitCode.USAGE,
-     "boundary-audit: error: --repo-dir 'toy': expected SYSTEM=VALUE"),
-    (["--commit", "nope=abc"], ExitCode.USAGE,
-     "boundary-audit: error: --commit nope=...: no such system among toy"),
-    (["--select", "no-such-task"], ExitCode.USAGE,
-     "boundary-audit: error: --select 'no-such-task' matches no task"),
-])
-def test_cli_input_errors(toy: Path, capsys: pytest.CaptureFixture[str], argv: list[str],
-                          code: int, message: str) -> None:
+@pytest.mark.parametrize(
+    ("argv", "code", "message"),
+    [
+        (
+            ["--repo-dir", "toy"],
+            ExitCode.USAGE,
+            "boundary-audit: error: --repo-dir 'toy': expected SYSTEM=VALUE",
+        ),
+        (
+            ["--commit", "nope=abc"],
+            ExitCode.USAGE,
+            "boundary-audit: error: --commit nope=...: no such system among toy",
+        ),
+        (
+            ["--select", "no-such-task"],
+            ExitCode.USAGE,
+            "boundary-audit: error: --select 'no-such-task' matches no task",
+        ),
+    ],
+)
+def test_cli_input_errors(
+    toy: Path, capsys: pytest.CaptureFixture[str], argv: list[str], code: int, message: str
+) -> None:
     assert main(["table8", "toy", "--adapters", str(toy), "--no-probes", *argv]) == code
     assert capsys.readouterr().err.splitlines()[0] == message
 
@@ -151,23 +210,36 @@ def _harness_report(folder: Path) -> Path:
         for tier in range(4):
             for reply_set in ("oracle", "naive"):
                 passed = reply_set == "oracle" and not (transport == "harness:toy" and tier == 2)
-                runs.append({
-                    "task_id": f"write-file-t{tier}", "family": "write-file", "tier": tier,
-                    "core": True, "transport": transport, "reply_set": reply_set,
-                    "reply_id": reply_set, "passed": passed,
-                    "reason": "ok" if passed else '"out.txt" is missing', "status": "executed",
-                    "detail": "executed", "exit_code": 0, "timed_out": False,
-                })
+                runs.append(
+                    {
+                        "task_id": f"write-file-t{tier}",
+                        "family": "write-file",
+                        "tier": tier,
+                        "core": True,
+                        "transport": transport,
+                        "reply_set": reply_set,
+                        "reply_id": reply_set,
+                        "passed": passed,
+                        "reason": "ok" if passed else '"out.txt" is missing',
+                        "status": "executed",
+                        "detail": "executed",
+                        "exit_code": 0,
+                        "timed_out": False,
+                    }
+                )
     doc = {
         "schema": "boundary-audit/harness/v1",
         "command": "boundary-audit harness compare toy --against adapter",
         "system": {"name": "toy", "packages": ["toy==1.0"], "python": "3.11.7"},
         "selection": "write-file (4 tasks)",
-        "measurements": [{"transport": "raw", "role": "baseline"},
-                         {"transport": "harness:toy", "role": "harness"}],
-        "comparisons": [{"against": "toy:nested", "compared": 8, "agreeing": 7,
-                         "unexplained": 1},
-                        {"against": "raw", "compared": 8, "agreeing": 7, "unexplained": 0}],
+        "measurements": [
+            {"transport": "raw", "role": "baseline"},
+            {"transport": "harness:toy", "role": "harness"},
+        ],
+        "comparisons": [
+            {"against": "toy:nested", "compared": 8, "agreeing": 7, "unexplained": 1},
+            {"against": "raw", "compared": 8, "agreeing": 7, "unexplained": 0},
+        ],
         "runs": runs,
     }
     folder.mkdir()
@@ -181,28 +253,53 @@ def test_harness_reports_add_the_real_harness_column(
 ) -> None:
     folder = _harness_report(tmp_path / "harness")
     out = tmp_path / "reports"
-    code = main(["table8", "toy", "--adapters", str(toy), "--select", "write-file-t0",
-                 "--no-static", "--no-probes", "--harness-reports", str(folder),
-                 "--output-dir", str(out)])
+    code = main(
+        [
+            "table8",
+            "toy",
+            "--adapters",
+            str(toy),
+            "--select",
+            "write-file-t0",
+            "--no-static",
+            "--no-probes",
+            "--harness-reports",
+            str(folder),
+            "--output-dir",
+            str(out),
+        ]
+    )
     capsys.readouterr()
     assert code == ExitCode.OK
     doc = json.loads((out / "table8.json").read_text(encoding="utf-8"))
     assert doc["command"].endswith(f"--harness-reports {folder} --output-dir {out}")
     row, variant = doc["rows"][0], doc["variants"][0]
     assert row["harness_check"] == {
-        "report": "toy.json", "command": "boundary-audit harness compare toy --against adapter",
-        "driver": "toy==1.0 (Python 3.11.7)", "transport": "harness:toy",
-        "selection": "write-file (4 tasks)", "compared": 8, "agreeing": 7, "unexplained": 1}
+        "report": "toy.json",
+        "command": "boundary-audit harness compare toy --against adapter",
+        "driver": "toy==1.0 (Python 3.11.7)",
+        "transport": "harness:toy",
+        "selection": "write-file (4 tasks)",
+        "compared": 8,
+        "agreeing": 7,
+        "unexplained": 1,
+    }
     oracle = row["harness"][0]
-    assert (oracle["tasks"], oracle["passed_raw"], oracle["passed_boundary"],
-            oracle["damage_pp"], oracle["broken"]) == (4, 4, 3, -25.0, ["write-file-t2"])
+    assert (
+        oracle["tasks"],
+        oracle["passed_raw"],
+        oracle["passed_boundary"],
+        oracle["damage_pp"],
+        oracle["broken"],
+    ) == (4, 4, 3, -25.0, ["write-file-t2"])
     assert variant["harness"] == [] and variant["harness_check"] is None
     md = (out / "table8.md").read_text(encoding="utf-8")
     header = next(line for line in md.splitlines() if line.startswith("| System"))
     assert header.split(" | ")[6] == "Damage through the real harness (agreement with this path)"
     cells = next(line for line in md.splitlines() if line.startswith("| Toy")).split(" | ")
-    assert cells[6] == ("oracle −25.0 pp (4/4 → 3/4); naive 0.0 pp (0/4 → 0/4); "
-                        "agrees on 7/8 runs (1 unexplained)")
+    assert cells[6] == (
+        "oracle −25.0 pp (4/4 → 3/4); naive 0.0 pp (0/4 → 0/4); agrees on 7/8 runs (1 unexplained)"
+    )
 
 
 def test_a_broken_harness_report_is_a_usage_error(
@@ -210,12 +307,26 @@ def test_a_broken_harness_report_is_a_usage_error(
 ) -> None:
     folder = tmp_path / "harness"
     folder.mkdir()
-    (folder / "bad.json").write_text('{"schema": "boundary-audit/harness/v1", "runs": [',
-                                     encoding="utf-8")
-    code = main(["table8", "toy", "--adapters", str(toy), "--select", "write-file-t0",
-                 "--no-static", "--no-probes", "--harness-reports", str(folder)])
+    (folder / "bad.json").write_text(
+        '{"schema": "boundary-audit/harness/v1", "runs": [', encoding="utf-8"
+    )
+    code = main(
+        [
+            "table8",
+            "toy",
+            "--adapters",
+            str(toy),
+            "--select",
+            "write-file-t0",
+            "--no-static",
+            "--no-probes",
+            "--harness-reports",
+            str(folder),
+        ]
+    )
     err = capsys.readouterr().err
     assert code == ExitCode.USAGE
     assert err.startswith(
-        f"boundary-audit: error: --harness-reports: cannot read {folder}/bad.json: ")
+        f"boundary-audit: error: --harness-reports: cannot read {folder}/bad.json: "
+    )
     assert len(err.splitlines()) == 1

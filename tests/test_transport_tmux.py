@@ -138,5 +138,6 @@ def test_keys_over_128_kib_are_refused_by_execve_and_the_session_goes_on(
     assert (refused.exit_code, refused.stdout, refused.timed_out) == (126, b"", False)
     assert refused.stderr == b"tmux: cannot execute: Argument list too long\n"
     assert note(refused) == (
-        "the keys could not be sent: the kernel refused the tmux client's argv (E2BIG)")
+        "the keys could not be sent: the kernel refused the tmux client's argv (E2BIG)"
+    )
     assert files["after.txt"] == b"ok\n" and after.timed_out is False

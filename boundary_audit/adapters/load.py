@@ -56,9 +56,17 @@ def parse_adapter(data: bytes, where: str, stem: str) -> Adapter:
     if not paths:
         raise top.fail("paths", "must list at least one boundary path")
     _unique(top, "paths", [p.id for p in paths])
-    adapter = Adapter(id=aid, name=top.text("name"), repository=top.text("repository"),
-                      commit=commit, study=row, paths=paths, source_file=where,
-                      language=top.text("language", ""), order=top.get("order", int, 1000))
+    adapter = Adapter(
+        id=aid,
+        name=top.text("name"),
+        repository=top.text("repository"),
+        commit=commit,
+        study=row,
+        paths=paths,
+        source_file=where,
+        language=top.text("language", ""),
+        order=top.get("order", int, 1000),
+    )
     top.done()
     return adapter
 
@@ -70,13 +78,21 @@ def _path(t: Table) -> BoundaryPath:
     anchors = tuple(_anchor(a) for a in t.tables("anchors", []))
     cls = _enum(t, "boundary_class", BoundaryClass)
     path = BoundaryPath(
-        id=pid, title=t.text("title"), row=t.get("row", bool, True),
+        id=pid,
+        title=t.text("title"),
+        row=t.get("row", bool, True),
         extra=t.get("extra", bool, False),
-        contract=_enum(t, "contract", Contract), boundary_class=cls,
+        contract=_enum(t, "contract", Contract),
+        boundary_class=cls,
         shell_parses=t.get("shell_parses", int, cls.parse_layers),
-        parse_layers=t.strings("parse_layers"), observed=t.text("observed"),
-        fix=t.text("fix"), transport=transport, preprocess=steps, anchors=anchors,
-        marked=t.text("marked", ""), expect=_expect(t.table("expect", None)),
+        parse_layers=t.strings("parse_layers"),
+        observed=t.text("observed"),
+        fix=t.text("fix"),
+        transport=transport,
+        preprocess=steps,
+        anchors=anchors,
+        marked=t.text("marked", ""),
+        expect=_expect(t.table("expect", None)),
         notes=t.strings("notes", ()),
     )
     if not path.parse_layers:
@@ -91,8 +107,9 @@ def _transport(t: Table) -> TransportSpec:
     try:
         make_transport(name, **params).close()
     except BoundaryAuditError as exc:
-        raise t.fail("name" if "unknown transport" in exc.message else "params",
-                      exc.message) from None
+        raise t.fail(
+            "name" if "unknown transport" in exc.message else "params", exc.message
+        ) from None
     t.done()
     return TransportSpec(name, dict(params))
 
@@ -116,17 +133,27 @@ def _step(t: Table, index: int, item: Any) -> StepSpec:
 
 def _anchor(a: Table) -> Anchor:
     lines = a.get("lines", list)
-    if (len(lines) != 2 or not all(isinstance(n, int) and not isinstance(n, bool) for n in lines)
-            or not 1 <= lines[0] <= lines[1]):
+    if (
+        len(lines) != 2
+        or not all(isinstance(n, int) and not isinstance(n, bool) for n in lines)
+        or not 1 <= lines[0] <= lines[1]
+    ):
         raise a.fail("lines", "must be [first, last] with 1 <= first <= last")
     kind = a.text("kind")
     if kind not in ANCHOR_KINDS:
         raise a.fail("kind", f"{kind!r} must be one of {', '.join(ANCHOR_KINDS)}")
     cls = _enum(a, "boundary_class", BoundaryClass) if kind == "sink" else None
     text = a.text("text") if kind == "text" else None
-    anchor = Anchor(path=a.text("path").strip("/"), start_line=lines[0], end_line=lines[1],
-                    kind=kind, boundary_class=cls, sink=a.text("sink", None), text=text,
-                    note=a.text("note", ""))
+    anchor = Anchor(
+        path=a.text("path").strip("/"),
+        start_line=lines[0],
+        end_line=lines[1],
+        kind=kind,
+        boundary_class=cls,
+        sink=a.text("sink", None),
+        text=text,
+        note=a.text("note", ""),
+    )
     a.done()
     return anchor
 
@@ -194,8 +221,9 @@ def _user_files(extra: Iterable[Path]) -> list[Path]:
     return files
 
 
-def load_adapters(select: Iterable[str] | None = None, extra: Iterable[Path] = ()
-                  ) -> tuple[Adapter, ...]:
+def load_adapters(
+    select: Iterable[str] | None = None, extra: Iterable[Path] = ()
+) -> tuple[Adapter, ...]:
     """Packaged adapters plus user files or folders (`extra`, which win on a shared id).
 
     `select` keeps the named ids in the given order; an unknown id is an AdapterError.

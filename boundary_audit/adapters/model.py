@@ -42,8 +42,11 @@ class Anchor:
 
     def label(self, commit: str | None = None) -> str:
         """`path:start-end` (and `@sha7` when a commit is given)."""
-        lines = (f"{self.start_line}" if self.start_line == self.end_line
-                 else f"{self.start_line}-{self.end_line}")
+        lines = (
+            f"{self.start_line}"
+            if self.start_line == self.end_line
+            else f"{self.start_line}-{self.end_line}"
+        )
         return f"{self.path}:{lines}" + (f"@{commit[:7]}" if commit else "")
 
 

@@ -74,17 +74,24 @@ class AdapterTransport(Transport):
         if self.inner.stateful:
             ran = self._run_session(staged, ws, sandbox)
         else:
-            ran = [None if s.rejected or s.ended else self._run_parts(s.parts, ws, sandbox)
-                   for s in staged]
+            ran = [
+                None if s.rejected or s.ended else self._run_parts(s.parts, ws, sandbox)
+                for s in staged
+            ]
         results = [self._result(s, r) for s, r in zip(staged, ran, strict=True)]
         missing = len(replies) - len(results)
         results += [_not_run("not run: the agent ended at an earlier reply")] * missing
         return results
 
-    def _run_session(self, staged: list[Staged], ws: Workspace, sandbox: Sandbox
-                     ) -> list[ExecResult | None]:
-        order = [(i, part) for i, s in enumerate(staged) if not (s.rejected or s.ended)
-                 for part in s.parts]
+    def _run_session(
+        self, staged: list[Staged], ws: Workspace, sandbox: Sandbox
+    ) -> list[ExecResult | None]:
+        order = [
+            (i, part)
+            for i, s in enumerate(staged)
+            if not (s.rejected or s.ended)
+            for part in s.parts
+        ]
         outputs = self.inner.execute_sequence([p for _, p in order], ws, sandbox) if order else []
         grouped: list[list[ExecResult]] = [[] for _ in staged]
         for (i, _), res in zip(order, outputs, strict=True):
@@ -116,10 +123,13 @@ def _merge(results: Sequence[ExecResult]) -> ExecResult:
     if len(results) == 1:
         return results[0]
     last = results[-1]
-    return replace(last, stdout=b"".join(r.stdout for r in results),
-                   stderr=b"".join(r.stderr for r in results),
-                   timed_out=any(r.timed_out for r in results),
-                   duration_s=sum(r.duration_s for r in results))
+    return replace(
+        last,
+        stdout=b"".join(r.stdout for r in results),
+        stderr=b"".join(r.stderr for r in results),
+        timed_out=any(r.timed_out for r in results),
+        duration_s=sum(r.duration_s for r in results),
+    )
 
 
 def _refused(why: str) -> TransportResult:

@@ -1,4 +1,7 @@
-"""CLI subcommands, one module each; COMMANDS lists their `register(app)` functions in help order."""
+"""CLI subcommands, one module each.
+
+COMMANDS lists their `register(app)` functions in help order.
+"""
 
 from __future__ import annotations
 
@@ -8,4 +11,13 @@ import typer
 
 from boundary_audit.commands import checks, default, harness, probe, scan, source, table8, tasks
 
-COMMANDS: list[Callable[[typer.Typer], None]] = [scan.register, checks.register, harness.register, probe.register, table8.register, default.register, tasks.register, source.register]
+COMMANDS: list[Callable[[typer.Typer], None]] = [
+    scan.register,
+    checks.register,
+    harness.register,
+    probe.register,
+    table8.register,
+    default.register,
+    tasks.register,
+    source.register,
+]

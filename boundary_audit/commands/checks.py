@@ -24,14 +24,15 @@ def render_checks(checks: Sequence[CheckInfo], *, summaries: bool = True) -> str
         row = (c.code, c.name, ",".join(c.classes) or "-", c.status, c.summary)
         rows.append(row if summaries else row[:-1])
     widths = [max(len(r[i]) for r in rows) for i in range(len(rows[0]) - 1)]
-    lines = ["  ".join([*(cell.ljust(w) for cell, w in zip(r, widths, strict=False)), r[-1]])
-             for r in rows]
+    lines = [
+        "  ".join([*(cell.ljust(w) for cell, w in zip(r, widths, strict=False)), r[-1]])
+        for r in rows
+    ]
     return "\n".join(line.rstrip() for line in lines) + "\n"
 
 
 def checks(
-    short: Annotated[bool, typer.Option(
-        "--short", help="Leave out the summary column.")] = False,
+    short: Annotated[bool, typer.Option("--short", help="Leave out the summary column.")] = False,
 ) -> int:
     """List the static checks: code, name, boundary class(es) and status."""
     typer.echo(render_checks(check_infos(), summaries=not short), nl=False)

@@ -31,8 +31,11 @@ DEFAULT_DIR = Path("boundary-audit-report")
 DEFAULT_JOBS = 4
 DEFAULT_SELECT = "*-t3"
 """The hostile tier (tier 3) of every family: what keeps the demo under a minute."""
-SCAN_FILES = {OutputFormat.JSON: "scan.json", OutputFormat.SARIF: "scan.sarif",
-              OutputFormat.MARKDOWN: "scan.md"}
+SCAN_FILES = {
+    OutputFormat.JSON: "scan.json",
+    OutputFormat.SARIF: "scan.sarif",
+    OutputFormat.MARKDOWN: "scan.md",
+}
 
 
 def regenerate_command(o: DemoOptions) -> str:

@@ -122,8 +122,10 @@ def _summary(report: HarnessReport) -> str:
     )
     line = f"{report.harness.label}: {rates}"
     for comp in report.comparisons:
-        line += (f"; vs {comp.against}: {len(comp.differences)} of "
-                 f"{comp.compared} differ, {len(comp.unexplained)} unexplained")
+        line += (
+            f"; vs {comp.against}: {len(comp.differences)} of "
+            f"{comp.compared} differ, {len(comp.unexplained)} unexplained"
+        )
     return line
 
 
@@ -131,8 +133,9 @@ def _run(options: HarnessOptions, fmt: str, outputs: list[Path]) -> int:
     if fmt not in FORMATS:
         raise UsageError(f"unknown format {fmt!r} (known: {', '.join(FORMATS)})")
     if sys.stderr.isatty():
-        with Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
-                      transient=True) as bar:
+        with Progress(
+            TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), transient=True
+        ) as bar:
             job = bar.add_task("running replies", total=None)
 
             def tick(run: CellRun) -> None:
@@ -146,36 +149,97 @@ def _run(options: HarnessOptions, fmt: str, outputs: list[Path]) -> int:
     return int(ExitCode.OK)
 
 
-SystemArg = Annotated[str, typer.Argument(
-    help="The system: swe-agent, langchain, autogen, openhands, terminal-bench or codex.")]
-SelectOpt = Annotated[str | None, typer.Option(
-    "--select", envvar=_env("SELECT"), rich_help_panel=RUN,
-    help="Tasks to run (id, family, glob, `core`, `boundary`); default: all of them.")]
-RepliesOpt = Annotated[list[str] | None, typer.Option(
-    "--replies", envvar=_env("REPLIES"), rich_help_panel=RUN,
-    help="Reply set: oracle, naive or a JSONL file (repeatable; default: oracle and naive).")]
-ParamOpt = Annotated[list[str] | None, typer.Option(
-    "--param", rich_help_panel=RUN, metavar="KEY=VALUE",
-    help="A driver parameter, e.g. timeout=10 (repeatable).")]
-SandboxOpt = Annotated[str, typer.Option(
-    "--sandbox", envvar=_env("SANDBOX"), rich_help_panel=RUN,
-    help="auto, bwrap or tempdir (the drivers need host programs: not docker).")]
-JobsOpt = Annotated[int, typer.Option(
-    "--jobs", "-j", envvar=_env("JOBS"), rich_help_panel=RUN, min=1, help="Parallel runs.")]
-NoBaselineOpt = Annotated[bool, typer.Option(
-    "--no-baseline", rich_help_panel=RUN, help="Do not run the raw baseline (no damage).")]
-OfflineOpt = Annotated[bool, typer.Option(
-    "--offline", envvar=_env("OFFLINE"), rich_help_panel=RUN,
-    help="Never install a missing driver: fail instead.")]
-TimingsOpt = Annotated[bool, typer.Option(
-    "--timings", rich_help_panel=OUTPUT,
-    help="Add per-run durations and the cost per run (the report is then not reproducible).")]
-FormatOpt = Annotated[str, typer.Option(
-    "--format", "-f", envvar=_env("FORMAT"), rich_help_panel=OUTPUT,
-    help="Format on stdout: terminal, json or markdown.")]
-OutputOpt = Annotated[list[Path] | None, typer.Option(
-    "--output", "-o", rich_help_panel=OUTPUT, dir_okay=False,
-    help="Write the report to FILE, format by suffix: .json, .md, else text (repeatable).")]
+SystemArg = Annotated[
+    str,
+    typer.Argument(
+        help="The system: swe-agent, langchain, autogen, openhands, terminal-bench or codex."
+    ),
+]
+SelectOpt = Annotated[
+    str | None,
+    typer.Option(
+        "--select",
+        envvar=_env("SELECT"),
+        rich_help_panel=RUN,
+        help="Tasks to run (id, family, glob, `core`, `boundary`); default: all of them.",
+    ),
+]
+RepliesOpt = Annotated[
+    list[str] | None,
+    typer.Option(
+        "--replies",
+        envvar=_env("REPLIES"),
+        rich_help_panel=RUN,
+        help="Reply set: oracle, naive or a JSONL file (repeatable; default: oracle and naive).",
+    ),
+]
+ParamOpt = Annotated[
+    list[str] | None,
+    typer.Option(
+        "--param",
+        rich_help_panel=RUN,
+        metavar="KEY=VALUE",
+        help="A driver parameter, e.g. timeout=10 (repeatable).",
+    ),
+]
+SandboxOpt = Annotated[
+    str,
+    typer.Option(
+        "--sandbox",
+        envvar=_env("SANDBOX"),
+        rich_help_panel=RUN,
+        help="auto, bwrap or tempdir (the drivers need host programs: not docker).",
+    ),
+]
+JobsOpt = Annotated[
+    int,
+    typer.Option(
+        "--jobs", "-j", envvar=_env("JOBS"), rich_help_panel=RUN, min=1, help="Parallel runs."
+    ),
+]
+NoBaselineOpt = Annotated[
+    bool,
+    typer.Option(
+        "--no-baseline", rich_help_panel=RUN, help="Do not run the raw baseline (no damage)."
+    ),
+]
+OfflineOpt = Annotated[
+    bool,
+    typer.Option(
+        "--offline",
+        envvar=_env("OFFLINE"),
+        rich_help_panel=RUN,
+        help="Never install a missing driver: fail instead.",
+    ),
+]
+TimingsOpt = Annotated[
+    bool,
+    typer.Option(
+        "--timings",
+        rich_help_panel=OUTPUT,
+        help="Add per-run durations and the cost per run (the report is then not reproducible).",
+    ),
+]
+FormatOpt = Annotated[
+    str,
+    typer.Option(
+        "--format",
+        "-f",
+        envvar=_env("FORMAT"),
+        rich_help_panel=OUTPUT,
+        help="Format on stdout: terminal, json or markdown.",
+    ),
+]
+OutputOpt = Annotated[
+    list[Path] | None,
+    typer.Option(
+        "--output",
+        "-o",
+        rich_help_panel=OUTPUT,
+        dir_okay=False,
+        help="Write the report to FILE, format by suffix: .json, .md, else text (repeatable).",
+    ),
+]
 
 
 def _finish(options: HarnessOptions, fmt: str, output: list[Path] | None) -> int:
@@ -191,16 +255,29 @@ def _finish(options: HarnessOptions, fmt: str, output: list[Path] | None) -> int
 
 @app.command("run", no_args_is_help=True)
 def run_cmd(
-    system: SystemArg, select: SelectOpt = None, replies: RepliesOpt = None,
-    param: ParamOpt = None, sandbox: SandboxOpt = "auto", jobs: JobsOpt = 2,
-    no_baseline: NoBaselineOpt = False, offline: OfflineOpt = False, timings: TimingsOpt = False,
-    fmt: FormatOpt = "terminal", output: OutputOpt = None,
+    system: SystemArg,
+    select: SelectOpt = None,
+    replies: RepliesOpt = None,
+    param: ParamOpt = None,
+    sandbox: SandboxOpt = "auto",
+    jobs: JobsOpt = 2,
+    no_baseline: NoBaselineOpt = False,
+    offline: OfflineOpt = False,
+    timings: TimingsOpt = False,
+    fmt: FormatOpt = "terminal",
+    output: OutputOpt = None,
 ) -> int:
     """Run the task suite (oracle and naive replies) through SYSTEM's real harness."""
     options = HarnessOptions(
-        system=system, select=select, reply_sets=tuple(replies or ("oracle", "naive")),
-        params=_params(param, "--param"), sandbox=sandbox, jobs=jobs, baseline=not no_baseline,
-        offline=offline, timings=timings,
+        system=system,
+        select=select,
+        reply_sets=tuple(replies or ("oracle", "naive")),
+        params=_params(param, "--param"),
+        sandbox=sandbox,
+        jobs=jobs,
+        baseline=not no_baseline,
+        offline=offline,
+        timings=timings,
     )
     return _finish(options, fmt, output)
 
@@ -208,27 +285,60 @@ def run_cmd(
 @app.command("compare", no_args_is_help=True)
 def compare_cmd(
     system: SystemArg,
-    against: Annotated[list[str] | None, typer.Option(
-        "--against", envvar=_env("AGAINST"), rich_help_panel=RUN,
-        help="What to compare with: `adapter` (the system adapter's matching path; the "
-             "default), `adapter:PATH`, or a transport name, e.g. session (repeatable).")] = None,
-    against_param: Annotated[list[str] | None, typer.Option(
-        "--against-param", rich_help_panel=RUN, metavar="KEY=VALUE",
-        help="A parameter of the --against transport (repeatable).")] = None,
-    explanations: Annotated[Path | None, typer.Option(
-        "--explanations", rich_help_panel=OUTPUT, dir_okay=False,
-        help="Explanations of disagreements to use instead of the packaged ones.")] = None,
-    select: SelectOpt = None, replies: RepliesOpt = None, param: ParamOpt = None,
-    sandbox: SandboxOpt = "auto", jobs: JobsOpt = 2, no_baseline: NoBaselineOpt = False,
-    offline: OfflineOpt = False, timings: TimingsOpt = False,
-    fmt: FormatOpt = "terminal", output: OutputOpt = None,
+    against: Annotated[
+        list[str] | None,
+        typer.Option(
+            "--against",
+            envvar=_env("AGAINST"),
+            rich_help_panel=RUN,
+            help="What to compare with: `adapter` (the system adapter's matching path; the "
+            "default), `adapter:PATH`, or a transport name, e.g. session (repeatable).",
+        ),
+    ] = None,
+    against_param: Annotated[
+        list[str] | None,
+        typer.Option(
+            "--against-param",
+            rich_help_panel=RUN,
+            metavar="KEY=VALUE",
+            help="A parameter of the --against transport (repeatable).",
+        ),
+    ] = None,
+    explanations: Annotated[
+        Path | None,
+        typer.Option(
+            "--explanations",
+            rich_help_panel=OUTPUT,
+            dir_okay=False,
+            help="Explanations of disagreements to use instead of the packaged ones.",
+        ),
+    ] = None,
+    select: SelectOpt = None,
+    replies: RepliesOpt = None,
+    param: ParamOpt = None,
+    sandbox: SandboxOpt = "auto",
+    jobs: JobsOpt = 2,
+    no_baseline: NoBaselineOpt = False,
+    offline: OfflineOpt = False,
+    timings: TimingsOpt = False,
+    fmt: FormatOpt = "terminal",
+    output: OutputOpt = None,
 ) -> int:
     """Run the suite through SYSTEM's real harness and a model of it; list what differs."""
     options = HarnessOptions(
-        system=system, select=select, reply_sets=tuple(replies or ("oracle", "naive")),
-        params=_params(param, "--param"), sandbox=sandbox, jobs=jobs, baseline=not no_baseline,
-        offline=offline, timings=timings, compare=True, against=tuple(against or ()),
-        against_params=_params(against_param, "--against-param"), explanations=explanations,
+        system=system,
+        select=select,
+        reply_sets=tuple(replies or ("oracle", "naive")),
+        params=_params(param, "--param"),
+        sandbox=sandbox,
+        jobs=jobs,
+        baseline=not no_baseline,
+        offline=offline,
+        timings=timings,
+        compare=True,
+        against=tuple(against or ()),
+        against_params=_params(against_param, "--against-param"),
+        explanations=explanations,
     )
     return _finish(options, fmt, output)
 

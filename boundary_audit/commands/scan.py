@@ -76,76 +76,199 @@ def _gate_exit(report: ScanReport, fail_on: list[BoundaryClass], no_exit_codes: 
         return int(ExitCode.OK)
     classes = sorted({f.boundary_class.value for f in tripped})
     verdict = "ignored (--no-exit-codes)" if no_exit_codes else "tripped"
-    sys.stderr.write(f"gate {verdict}: {len(tripped)} active model-controlled finding"
-                     f"{'' if len(tripped) == 1 else 's'} of class {', '.join(classes)}\n")
+    sys.stderr.write(
+        f"gate {verdict}: {len(tripped)} active model-controlled finding"
+        f"{'' if len(tripped) == 1 else 's'} of class {', '.join(classes)}\n"
+    )
     return int(ExitCode.OK if no_exit_codes else ExitCode.GATE)
 
 
 def scan(
-    target: Annotated[str, typer.Argument(
-        help="Repository to audit: a path, a git URL or owner/name, with an optional @rev "
-             "(sha, tag or branch; default HEAD).", show_default=False)],
-    offline: Annotated[bool, typer.Option(
-        "--offline", envvar=_env("OFFLINE"), rich_help_panel=SOURCE,
-        help="Never touch the network: use the cached mirror only.")] = False,
-    refresh: Annotated[bool, typer.Option(
-        "--refresh", envvar=_env("REFRESH"), rich_help_panel=SOURCE,
-        help="Fetch the remote even when the cached mirror has the revision.")] = False,
-    cache_dir: Annotated[Path | None, typer.Option(
-        "--cache-dir", envvar=ENV_CACHE_DIR, rich_help_panel=SOURCE, file_okay=False,
-        help="Where bare mirrors are cached (default: the user cache directory).")] = None,
-    include_constant: Annotated[bool, typer.Option(
-        "--include-constant", envvar=_env("INCLUDE_CONSTANT"), rich_help_panel=STATIC,
-        help="Also report process spawns whose command is a constant.")] = False,
-    no_ignores: Annotated[bool, typer.Option(
-        "--no-ignores", envvar=_env("NO_IGNORES"), rich_help_panel=STATIC,
-        help="Disregard inline `boundary-audit: ignore[...]` comments and config ignores.",
-    )] = False,
-    config: Annotated[Path | None, typer.Option(
-        "--config", envvar=_env("CONFIG"), rich_help_panel=STATIC, dir_okay=False,
-        help="Configuration file to use instead of the target's boundary-audit.toml or "
-             "\\[tool.boundary-audit].")] = None,
-    baseline: Annotated[Path | None, typer.Option(
-        "--baseline", envvar=_env("BASELINE"), rich_help_panel=STATIC, dir_okay=False,
-        help="Suppress findings recorded in this baseline file (counted, not dropped).")] = None,
-    write_baseline_to: Annotated[Path | None, typer.Option(
-        "--write-baseline", envvar=_env("WRITE_BASELINE"), rich_help_panel=STATIC,
-        dir_okay=False, help="Write a baseline accepting this scan's findings to FILE.")] = None,
-    min_confidence: Annotated[Confidence | None, typer.Option(
-        "--min-confidence", envvar=_env("MIN_CONFIDENCE"), rich_help_panel=STATIC,
-        case_sensitive=False, help="Hide findings below this confidence.")] = None,
-    min_severity: Annotated[Severity | None, typer.Option(
-        "--min-severity", envvar=_env("MIN_SEVERITY"), rich_help_panel=STATIC,
-        case_sensitive=False, help="Hide findings below this severity.")] = None,
-    jobs: Annotated[int, typer.Option(
-        "--jobs", "-j", envvar=_env("JOBS"), rich_help_panel=STATIC, min=1,
-        help="Worker processes for the scan.")] = 2,
-    fmt: Annotated[OutputFormat, typer.Option(
-        "--format", "-f", envvar=_env("FORMAT"), rich_help_panel=OUTPUT, case_sensitive=False,
-        help="Report format.")] = OutputFormat.TERMINAL,
-    output: Annotated[Path | None, typer.Option(
-        "--output", "-o", envvar=_env("OUTPUT"), rich_help_panel=OUTPUT, dir_okay=False,
-        help="Write the report to FILE instead of stdout (the summary line still goes to "
-             "stderr).")] = None,
-    fail_on: Annotated[list[BoundaryClass] | None, typer.Option(
-        "--fail-on", envvar=_env("FAIL_ON"), rich_help_panel=GATE, case_sensitive=False,
-        metavar="CLASS",
-        help="Exit 10 if an active model-controlled finding of this boundary class exists "
-             "(repeatable).")] = None,
-    no_exit_codes: Annotated[bool, typer.Option(
-        "--no-exit-codes", envvar=_env("NO_EXIT_CODES"), rich_help_panel=GATE,
-        help="Exit 0 even when --fail-on matches (errors keep their codes).")] = False,
-    no_probe: Annotated[bool, typer.Option(
-        "--no-probe", envvar=_env("NO_PROBE"), rich_help_panel=STATIC,
-        help="Keep the scan static: do not run the task suite through each model-controlled "
-             "finding's boundary.")] = False,
+    target: Annotated[
+        str,
+        typer.Argument(
+            help="Repository to audit: a path, a git URL or owner/name, with an optional @rev "
+            "(sha, tag or branch; default HEAD).",
+            show_default=False,
+        ),
+    ],
+    offline: Annotated[
+        bool,
+        typer.Option(
+            "--offline",
+            envvar=_env("OFFLINE"),
+            rich_help_panel=SOURCE,
+            help="Never touch the network: use the cached mirror only.",
+        ),
+    ] = False,
+    refresh: Annotated[
+        bool,
+        typer.Option(
+            "--refresh",
+            envvar=_env("REFRESH"),
+            rich_help_panel=SOURCE,
+            help="Fetch the remote even when the cached mirror has the revision.",
+        ),
+    ] = False,
+    cache_dir: Annotated[
+        Path | None,
+        typer.Option(
+            "--cache-dir",
+            envvar=ENV_CACHE_DIR,
+            rich_help_panel=SOURCE,
+            file_okay=False,
+            help="Where bare mirrors are cached (default: the user cache directory).",
+        ),
+    ] = None,
+    include_constant: Annotated[
+        bool,
+        typer.Option(
+            "--include-constant",
+            envvar=_env("INCLUDE_CONSTANT"),
+            rich_help_panel=STATIC,
+            help="Also report process spawns whose command is a constant.",
+        ),
+    ] = False,
+    no_ignores: Annotated[
+        bool,
+        typer.Option(
+            "--no-ignores",
+            envvar=_env("NO_IGNORES"),
+            rich_help_panel=STATIC,
+            help="Disregard inline `boundary-audit: ignore[...]` comments and config ignores.",
+        ),
+    ] = False,
+    config: Annotated[
+        Path | None,
+        typer.Option(
+            "--config",
+            envvar=_env("CONFIG"),
+            rich_help_panel=STATIC,
+            dir_okay=False,
+            help="Configuration file to use instead of the target's boundary-audit.toml or "
+            "\\[tool.boundary-audit].",
+        ),
+    ] = None,
+    baseline: Annotated[
+        Path | None,
+        typer.Option(
+            "--baseline",
+            envvar=_env("BASELINE"),
+            rich_help_panel=STATIC,
+            dir_okay=False,
+            help="Suppress findings recorded in this baseline file (counted, not dropped).",
+        ),
+    ] = None,
+    write_baseline_to: Annotated[
+        Path | None,
+        typer.Option(
+            "--write-baseline",
+            envvar=_env("WRITE_BASELINE"),
+            rich_help_panel=STATIC,
+            dir_okay=False,
+            help="Write a baseline accepting this scan's findings to FILE.",
+        ),
+    ] = None,
+    min_confidence: Annotated[
+        Confidence | None,
+        typer.Option(
+            "--min-confidence",
+            envvar=_env("MIN_CONFIDENCE"),
+            rich_help_panel=STATIC,
+            case_sensitive=False,
+            help="Hide findings below this confidence.",
+        ),
+    ] = None,
+    min_severity: Annotated[
+        Severity | None,
+        typer.Option(
+            "--min-severity",
+            envvar=_env("MIN_SEVERITY"),
+            rich_help_panel=STATIC,
+            case_sensitive=False,
+            help="Hide findings below this severity.",
+        ),
+    ] = None,
+    jobs: Annotated[
+        int,
+        typer.Option(
+            "--jobs",
+            "-j",
+            envvar=_env("JOBS"),
+            rich_help_panel=STATIC,
+            min=1,
+            help="Worker processes for the scan.",
+        ),
+    ] = 2,
+    fmt: Annotated[
+        OutputFormat,
+        typer.Option(
+            "--format",
+            "-f",
+            envvar=_env("FORMAT"),
+            rich_help_panel=OUTPUT,
+            case_sensitive=False,
+            help="Report format.",
+        ),
+    ] = OutputFormat.TERMINAL,
+    output: Annotated[
+        Path | None,
+        typer.Option(
+            "--output",
+            "-o",
+            envvar=_env("OUTPUT"),
+            rich_help_panel=OUTPUT,
+            dir_okay=False,
+            help="Write the report to FILE instead of stdout (the summary line still goes to "
+            "stderr).",
+        ),
+    ] = None,
+    fail_on: Annotated[
+        list[BoundaryClass] | None,
+        typer.Option(
+            "--fail-on",
+            envvar=_env("FAIL_ON"),
+            rich_help_panel=GATE,
+            case_sensitive=False,
+            metavar="CLASS",
+            help="Exit 10 if an active model-controlled finding of this boundary class exists "
+            "(repeatable).",
+        ),
+    ] = None,
+    no_exit_codes: Annotated[
+        bool,
+        typer.Option(
+            "--no-exit-codes",
+            envvar=_env("NO_EXIT_CODES"),
+            rich_help_panel=GATE,
+            help="Exit 0 even when --fail-on matches (errors keep their codes).",
+        ),
+    ] = False,
+    no_probe: Annotated[
+        bool,
+        typer.Option(
+            "--no-probe",
+            envvar=_env("NO_PROBE"),
+            rich_help_panel=STATIC,
+            help="Keep the scan static: do not run the task suite through each model-controlled "
+            "finding's boundary.",
+        ),
+    ] = False,
 ) -> int:
     """Find and classify every parser boundary in TARGET at one commit, and measure each
     model-controlled one by running the task suite through it (--no-probe: static only)."""
     options = StaticOptions(
-        target=target, offline=offline, refresh=refresh, cache_dir=cache_dir,
-        include_constant=include_constant, no_ignores=no_ignores, config=config,
-        baseline=baseline, min_confidence=min_confidence, min_severity=min_severity, jobs=jobs,
+        target=target,
+        offline=offline,
+        refresh=refresh,
+        cache_dir=cache_dir,
+        include_constant=include_constant,
+        no_ignores=no_ignores,
+        config=config,
+        baseline=baseline,
+        min_confidence=min_confidence,
+        min_severity=min_severity,
+        jobs=jobs,
     )
     progress = _progress if sys.stderr.isatty() else _quiet
     flags = content_flags(options, fmt) + (("--no-probe",) if no_probe else ())

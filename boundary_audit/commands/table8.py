@@ -37,14 +37,16 @@ def pairs(values: list[str], flag: str) -> dict[str, str]:
     return out
 
 
-def regenerate_command(o: Table8Options, fmt: Table8Format, output: Path | None,
-                       output_dir: Path | None) -> str:
+def regenerate_command(
+    o: Table8Options, fmt: Table8Format, output: Path | None, output_dir: Path | None
+) -> str:
     """The canonical command line recorded in the report's header."""
     argv = ["boundary-audit", "table8", *o.systems]
     argv += [a for f in o.adapter_files for a in ("--adapters", str(f))]
     argv += ["--select", o.select] if o.select != "all" else []
-    argv += [a for r in o.replies for a in ("--replies", r)] if o.replies != (
-        "oracle", "naive") else []
+    argv += (
+        [a for r in o.replies for a in ("--replies", r)] if o.replies != ("oracle", "naive") else []
+    )
     argv += [a for k, v in sorted(o.repo_dirs.items()) for a in ("--repo-dir", f"{k}={v}")]
     argv += [a for k, v in sorted(o.commits.items()) for a in ("--commit", f"{k}={v}")]
     argv += ["--fetch"] if not o.offline else []
@@ -70,8 +72,9 @@ def write(text: str, path: Path) -> None:
         raise ReportError(f"{path}: cannot write report: {exc.strerror or exc}") from None
 
 
-def emit(report: Table8Report, fmt: Table8Format, output: Path | None,
-         output_dir: Path | None) -> None:
+def emit(
+    report: Table8Report, fmt: Table8Format, output: Path | None, output_dir: Path | None
+) -> None:
     """Render to --output-dir (Markdown + JSON), --output, or stdout."""
     if output_dir is not None:
         for kind, name in FILE_NAMES.items():
@@ -89,11 +92,17 @@ def emit(report: Table8Report, fmt: Table8Format, output: Path | None,
 def summary(report: Table8Report) -> str:
     """`table8: 7 rows, 3 variants; damage (oracle): codex -28.6, ...; 2 errored runs`."""
     first = report.reply_sets[0] if report.reply_sets else ""
-    parts = [f"{r.system}:{r.path} {m.damage_pp:+.1f}" for r in report.rows
-             for m in r.measures if m.reply_set == first]
+    parts = [
+        f"{r.system}:{r.path} {m.damage_pp:+.1f}"
+        for r in report.rows
+        for m in r.measures
+        if m.reply_set == first
+    ]
     errors = sum(m.errors for r in report.all_rows for m in r.measures)
-    return (f"table8: {len(report.rows)} rows, {len(report.variants)} variants; damage "
-            f"({first}, pp): {', '.join(parts) or 'none'}; {errors} errored runs")
+    return (
+        f"table8: {len(report.rows)} rows, {len(report.variants)} variants; damage "
+        f"({first}, pp): {', '.join(parts) or 'none'}; {errors} errored runs"
+    )
 
 
 # fmt: off

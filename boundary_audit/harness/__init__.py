@@ -22,6 +22,7 @@ from boundary_audit.harness.transport import DriverOutcome, HarnessTransport
 SYSTEMS: dict[str, type[HarnessTransport]] = {cls.spec.name: cls for cls in DRIVERS}
 """System name -> driver transport class, in report order."""
 
+
 def driver_class(system: str) -> type[HarnessTransport]:
     """The driver of `system` (also accepted: `harness:<system>`)."""
     key = system.removeprefix("harness:")

@@ -39,8 +39,9 @@ def read_file(path: Path, error: type[BoundaryAuditError]) -> bytes:
 class Table:
     """One TOML table, with where it came from for error messages."""
 
-    def __init__(self, data: dict[str, Any], where: str, key: str,
-                 error: type[BoundaryAuditError]) -> None:
+    def __init__(
+        self, data: dict[str, Any], where: str, key: str, error: type[BoundaryAuditError]
+    ) -> None:
         self.data = data
         self.where = where
         self.key = key
@@ -108,10 +109,18 @@ class Table:
         """Reject keys no getter asked for."""
         extra = sorted(set(self.data) - self._read)
         if extra:
-            raise self.fail(extra[0], "unknown key" + (
-                f" (also: {', '.join(extra[1:])})" if len(extra) > 1 else ""))
+            raise self.fail(
+                extra[0],
+                "unknown key" + (f" (also: {', '.join(extra[1:])})" if len(extra) > 1 else ""),
+            )
 
 
 def _type_name(kind: type) -> str:
-    return {str: "string", int: "integer", bool: "boolean", list: "array", dict: "table",
-            float: "float"}.get(kind, kind.__name__)
+    return {
+        str: "string",
+        int: "integer",
+        bool: "boolean",
+        list: "array",
+        dict: "table",
+        float: "float",
+    }.get(kind, kind.__name__)

@@ -34,15 +34,24 @@ def parse_probe(data: bytes, where: str, stem: str) -> Probe:
     for value in list(outcomes_table.data):
         _name(outcomes_table, value, value)
         if value in (MISSING, UNEXPECTED):
-            raise outcomes_table.fail(value, "is reserved (say what a missing canary means "
-                                             "with the top-level `missing` key)")
+            raise outcomes_table.fail(
+                value,
+                "is reserved (say what a missing canary means with the top-level `missing` key)",
+            )
         outcomes[value] = outcomes_table.text(value)
     if not outcomes:
         raise top.fail("outcomes", "must declare at least one value")
     outcomes_table.done()
-    probe = Probe(id=ProbeId(pid), title=top.text("title"), replies=replies, canary=canary,
-                  outcomes=outcomes, missing=top.text("missing"), source_file=where,
-                  notes=top.text("notes", ""))
+    probe = Probe(
+        id=ProbeId(pid),
+        title=top.text("title"),
+        replies=replies,
+        canary=canary,
+        outcomes=outcomes,
+        missing=top.text("missing"),
+        source_file=where,
+        notes=top.text("notes", ""),
+    )
     top.done()
     return probe
 
@@ -61,8 +70,9 @@ def _packaged() -> tuple[Probe, ...]:
     return tuple(probes)
 
 
-def load_probes(select: Iterable[str] | None = None,
-                extra: Iterable[Path] = ()) -> tuple[Probe, ...]:
+def load_probes(
+    select: Iterable[str] | None = None, extra: Iterable[Path] = ()
+) -> tuple[Probe, ...]:
     """The packaged probes (plus `extra` files), sorted by id; `select` keeps those ids."""
     found = {p.id: p for p in _packaged()}
     for path in extra:

@@ -16,7 +16,15 @@ from rich.console import Console
 def isolated_console(file: IO[str], *, width: int, color: bool) -> Console:
     """A console writing to `file`, `width` columns wide, ANSI colors only when `color`."""
     return Console(
-        file=file, width=width, color_system="standard" if color else None,
-        force_terminal=color, no_color=not color, highlight=False, emoji=False, markup=False,
-        legacy_windows=False, soft_wrap=False, _environ={},
+        file=file,
+        width=width,
+        color_system="standard" if color else None,
+        force_terminal=color,
+        no_color=not color,
+        highlight=False,
+        emoji=False,
+        markup=False,
+        legacy_windows=False,
+        soft_wrap=False,
+        _environ={},
     )

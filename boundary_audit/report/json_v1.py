@@ -60,8 +60,9 @@ class EvidenceV1:
     @classmethod
     def of(cls, ev: Evidence) -> EvidenceV1:
         """The DTO of `ev`."""
-        return cls(ev.transport, ev.reply_set, ev.tasks, ev.passed_raw, ev.passed_boundary,
-                   ev.damage_pp)
+        return cls(
+            ev.transport, ev.reply_set, ev.tasks, ev.passed_raw, ev.passed_boundary, ev.damage_pp
+        )
 
 
 @dataclass(frozen=True)
@@ -108,16 +109,31 @@ class FindingV1:
         p = LocationV1.of(f.primary)
         sup = SuppressionV1(f.suppressed.kind, f.suppressed.reason) if f.suppressed else None
         return cls(
-            code=f.code, name=f.name, help_url=f.help_url, message=f.message,
-            boundary_class=f.boundary_class.value, parse_layers=f.parse_layers,
-            contract=f.contract.value, severity=f.severity.value,
-            confidence=f.confidence.value, model_controlled=f.model_controlled,
-            sanitizer=f.sanitizer, sink=f.sink, snippet=snippet, language=f.language,
-            path=p.path, line=p.line, end_line=p.end_line, column=p.column,
-            end_column=p.end_column, anchor=p.anchor, fingerprint=fingerprint,
+            code=f.code,
+            name=f.name,
+            help_url=f.help_url,
+            message=f.message,
+            boundary_class=f.boundary_class.value,
+            parse_layers=f.parse_layers,
+            contract=f.contract.value,
+            severity=f.severity.value,
+            confidence=f.confidence.value,
+            model_controlled=f.model_controlled,
+            sanitizer=f.sanitizer,
+            sink=f.sink,
+            snippet=snippet,
+            language=f.language,
+            path=p.path,
+            line=p.line,
+            end_line=p.end_line,
+            column=p.column,
+            end_column=p.end_column,
+            anchor=p.anchor,
+            fingerprint=fingerprint,
             related=[LocationV1.of(r) for r in f.related],
             evidence=[EvidenceV1.of(e) for e in f.evidence],
-            tip=f.tip, suppressed=sup,
+            tip=f.tip,
+            suppressed=sup,
         )
 
 
@@ -197,10 +213,15 @@ def to_dto(report: ScanReport) -> ReportV1:
     """The v1 document of `report`."""
     s = report.summary
     summary = SummaryV1(
-        findings=s.findings, active=s.active, suppressed=s.suppressed,
-        suppressed_by=dict(s.suppressed_by), filtered=s.filtered,
-        files_scanned=s.files_scanned, files_skipped=s.files_skipped,
-        languages=dict(report.languages), active_by_class=dict(s.active_by_class),
+        findings=s.findings,
+        active=s.active,
+        suppressed=s.suppressed,
+        suppressed_by=dict(s.suppressed_by),
+        filtered=s.filtered,
+        files_scanned=s.files_scanned,
+        files_skipped=s.files_skipped,
+        languages=dict(report.languages),
+        active_by_class=dict(s.active_by_class),
         active_by_severity=dict(s.active_by_severity),
         active_model_controlled=s.active_model_controlled,
     )
@@ -209,10 +230,17 @@ def to_dto(report: ScanReport) -> ReportV1:
         for f, fp in zip(report.findings, report.fingerprints, strict=True)
     ]
     return ReportV1(
-        schema=SCHEMA, tool=ToolV1("boundary-audit", report.tool_version), target=report.target,
-        target_name=report.target_name, url=report.url, commit=report.commit,
-        command=report.command, summary=summary, checks=[CheckV1.of(c) for c in report.checks],
-        findings=findings, skipped=[SkippedV1.of(k) for k in report.skipped],
+        schema=SCHEMA,
+        tool=ToolV1("boundary-audit", report.tool_version),
+        target=report.target,
+        target_name=report.target_name,
+        url=report.url,
+        commit=report.commit,
+        command=report.command,
+        summary=summary,
+        checks=[CheckV1.of(c) for c in report.checks],
+        findings=findings,
+        skipped=[SkippedV1.of(k) for k in report.skipped],
     )
 
 
@@ -227,8 +255,9 @@ class JsonV1Format(ReportFormat):
 def to_json(value: Any) -> Any:
     """Plain JSON data of a DTO tree, in field order; a field's `json` metadata renames its key."""
     if is_dataclass(value) and not isinstance(value, type):
-        return {f.metadata.get("json", f.name): to_json(getattr(value, f.name))
-                for f in fields(value)}
+        return {
+            f.metadata.get("json", f.name): to_json(getattr(value, f.name)) for f in fields(value)
+        }
     if isinstance(value, list):
         return [to_json(v) for v in value]
     if isinstance(value, dict):

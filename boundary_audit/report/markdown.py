@@ -13,8 +13,19 @@ from boundary_audit.finding import Finding
 from boundary_audit.report.interface import ReportFormat
 from boundary_audit.report.model import ScanReport, evidence_text
 
-_HEADER = ("Severity", "Check", "Class", "Layers", "Anchor", "Sink", "Sanitizer",
-           "Model-controlled", "Confidence", "Measured", "Message")
+_HEADER = (
+    "Severity",
+    "Check",
+    "Class",
+    "Layers",
+    "Anchor",
+    "Sink",
+    "Sanitizer",
+    "Model-controlled",
+    "Confidence",
+    "Measured",
+    "Message",
+)
 
 
 def text(value: str) -> str:
@@ -41,13 +52,21 @@ def _row(cells: list[str]) -> str:
 
 def _finding_row(f: Finding, snippet: str) -> str:
     sink = code(f.sink) + (f"<br>{code(snippet)}" if snippet else "")
-    return _row([
-        f.severity.value, f"[{f.code}]({f.help_url}) {text(f.name)}", f.boundary_class.value,
-        str(f.parse_layers), code(f.primary.anchor()), sink, code(f.sanitizer or "") or "none",
-        "yes" if f.model_controlled else "no", f.confidence.value,
-        "<br>".join(text(evidence_text(ev)) for ev in f.evidence) or "not measured",
-        text(f.message),
-    ])
+    return _row(
+        [
+            f.severity.value,
+            f"[{f.code}]({f.help_url}) {text(f.name)}",
+            f.boundary_class.value,
+            str(f.parse_layers),
+            code(f.primary.anchor()),
+            sink,
+            code(f.sanitizer or "") or "none",
+            "yes" if f.model_controlled else "no",
+            f.confidence.value,
+            "<br>".join(text(evidence_text(ev)) for ev in f.evidence) or "not measured",
+            text(f.message),
+        ]
+    )
 
 
 def _findings_table(report: ScanReport, findings: tuple[Finding, ...]) -> list[str]:
@@ -69,7 +88,8 @@ def _header(report: ScanReport) -> list[str]:
         f"- Regenerate: {code(report.command)}" if report.command else "- Regenerate: (unknown)",
         f"- Files scanned: {s.files_scanned} ({text(langs)}); skipped: {s.files_skipped}",
         f"- Findings: {s.findings} ({s.active} active, {s.suppressed} suppressed"
-        + (f", {s.filtered} below threshold" if s.filtered else "") + ")",
+        + (f", {s.filtered} below threshold" if s.filtered else "")
+        + ")",
         "",
     ]
 
@@ -78,12 +98,18 @@ def _suppressed(report: ScanReport) -> list[str]:
     hidden = [f for f in report.findings if f.suppressed is not None]
     if not hidden:
         return []
-    lines = ["", f"## Suppressed ({len(hidden)})", "", "| Check | Anchor | Kind | Reason |",
-             "| --- | --- | --- | --- |"]
+    lines = [
+        "",
+        f"## Suppressed ({len(hidden)})",
+        "",
+        "| Check | Anchor | Kind | Reason |",
+        "| --- | --- | --- | --- |",
+    ]
     for f in hidden:
         assert f.suppressed is not None
-        lines.append(_row([f.code, code(f.primary.anchor()), f.suppressed.kind,
-                           text(f.suppressed.reason)]))
+        lines.append(
+            _row([f.code, code(f.primary.anchor()), f.suppressed.kind, text(f.suppressed.reason)])
+        )
     return lines
 
 

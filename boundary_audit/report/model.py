@@ -178,8 +178,10 @@ class ScanReport:
 
 def evidence_text(ev: Evidence) -> str:
     """`nested (oracle): 21/56 vs raw 56/56, -62.5 pp`: one measurement, as every format says it."""
-    return (f"{ev.transport} ({ev.reply_set}): {ev.passed_boundary}/{ev.tasks} vs raw "
-            f"{ev.passed_raw}/{ev.tasks}, {ev.damage_pp:+.1f} pp")
+    return (
+        f"{ev.transport} ({ev.reply_set}): {ev.passed_boundary}/{ev.tasks} vs raw "
+        f"{ev.passed_raw}/{ev.tasks}, {ev.damage_pp:+.1f} pp"
+    )
 
 
 def plural(n: int, word: str) -> str:

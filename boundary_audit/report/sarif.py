@@ -25,8 +25,12 @@ FINGERPRINT_NAME = "boundaryAuditFinding/v1"
 INFORMATION_URI = "https://boundary-audit.invalid/"
 SRCROOT = "SRCROOT"
 
-_LEVEL = {Severity.HIGH: "error", Severity.MEDIUM: "warning", Severity.LOW: "note",
-          Severity.INFO: "note"}
+_LEVEL = {
+    Severity.HIGH: "error",
+    Severity.MEDIUM: "warning",
+    Severity.LOW: "note",
+    Severity.INFO: "note",
+}
 _SUPPRESSION_KIND = {"inline": "inSource"}
 """SARIF suppression kinds: inline comments are in source, config and baseline are external."""
 
@@ -83,11 +87,15 @@ def _rule(check: CheckInfo) -> JSON:
         "shortDescription": {"text": summary},
         "fullDescription": {"text": summary},
         "helpUri": check.help_url,
-        "help": {"text": f"{check.help or summary}\n\nSee {check.help_url}",
-                 "markdown": f"{check.help or summary}\n\n[Documentation]({check.help_url})"},
+        "help": {
+            "text": f"{check.help or summary}\n\nSee {check.help_url}",
+            "markdown": f"{check.help or summary}\n\n[Documentation]({check.help_url})",
+        },
         "defaultConfiguration": {"enabled": check.enabled},
-        "properties": {"tags": ["security", "parser-boundary", *check.classes],
-                       "status": check.status},
+        "properties": {
+            "tags": ["security", "parser-boundary", *check.classes],
+            "status": check.status,
+        },
     }
 
 
@@ -101,11 +109,21 @@ def _rules(report: ScanReport) -> list[CheckInfo]:
 
 def _code_flow(f: Finding) -> JSON:
     steps = [*f.related, f.primary]
-    return {"threadFlows": [{"locations": [
-        {"location": _location(loc, loc.annotation or ("sink: " + f.sink if f.sink else "sink")),
-         "executionOrder": i}
-        for i, loc in enumerate(steps, start=1)
-    ]}]}
+    return {
+        "threadFlows": [
+            {
+                "locations": [
+                    {
+                        "location": _location(
+                            loc, loc.annotation or ("sink: " + f.sink if f.sink else "sink")
+                        ),
+                        "executionOrder": i,
+                    }
+                    for i, loc in enumerate(steps, start=1)
+                ]
+            }
+        ]
+    }
 
 
 def _result(f: Finding, rule_index: int, fingerprint: str) -> JSON:
@@ -123,19 +141,34 @@ def _result(f: Finding, rule_index: int, fingerprint: str) -> JSON:
         ]
         out["codeFlows"] = [_code_flow(f)]
     if f.suppressed is not None:
-        out["suppressions"] = [{
-            "kind": _SUPPRESSION_KIND.get(f.suppressed.kind, "external"),
-            "status": "accepted",
-            "justification": f"{f.suppressed.kind}: {f.suppressed.reason}",
-        }]
+        out["suppressions"] = [
+            {
+                "kind": _SUPPRESSION_KIND.get(f.suppressed.kind, "external"),
+                "status": "accepted",
+                "justification": f"{f.suppressed.kind}: {f.suppressed.reason}",
+            }
+        ]
     out["properties"] = {
-        "boundaryClass": f.boundary_class.value, "parseLayers": f.parse_layers,
-        "contract": f.contract.value, "confidence": f.confidence.value,
-        "severity": f.severity.value, "modelControlled": f.model_controlled,
-        "sanitizer": f.sanitizer, "sink": f.sink, "anchor": f.primary.anchor(),
-        "evidence": [{"transport": ev.transport, "replySet": ev.reply_set, "tasks": ev.tasks,
-                      "passedRaw": ev.passed_raw, "passedBoundary": ev.passed_boundary,
-                      "damagePp": ev.damage_pp} for ev in f.evidence],
+        "boundaryClass": f.boundary_class.value,
+        "parseLayers": f.parse_layers,
+        "contract": f.contract.value,
+        "confidence": f.confidence.value,
+        "severity": f.severity.value,
+        "modelControlled": f.model_controlled,
+        "sanitizer": f.sanitizer,
+        "sink": f.sink,
+        "anchor": f.primary.anchor(),
+        "evidence": [
+            {
+                "transport": ev.transport,
+                "replySet": ev.reply_set,
+                "tasks": ev.tasks,
+                "passedRaw": ev.passed_raw,
+                "passedBoundary": ev.passed_boundary,
+                "damagePp": ev.damage_pp,
+            }
+            for ev in f.evidence
+        ],
     }
     if f.evidence:
         measured = "; ".join(evidence_text(ev) for ev in f.evidence)
@@ -148,29 +181,47 @@ def to_sarif(report: ScanReport) -> JSON:
     rules = _rules(report)
     index = {c.code: i for i, c in enumerate(rules)}
     run: JSON = {
-        "tool": {"driver": {"name": "boundary-audit", "version": report.tool_version,
-                            "semanticVersion": report.tool_version,
-                            "informationUri": INFORMATION_URI,
-                            "rules": [_rule(c) for c in rules]}},
-        "invocations": [{
-            "executionSuccessful": True,
-            "commandLine": report.command,
-            "toolExecutionNotifications": [
-                {"level": "note", "message": {"text": f"skipped: {s.reason}"},
-                 "locations": [{"physicalLocation": {"artifactLocation": _artifact(s.path)}}]}
-                for s in report.skipped
-            ],
-        }],
+        "tool": {
+            "driver": {
+                "name": "boundary-audit",
+                "version": report.tool_version,
+                "semanticVersion": report.tool_version,
+                "informationUri": INFORMATION_URI,
+                "rules": [_rule(c) for c in rules],
+            }
+        },
+        "invocations": [
+            {
+                "executionSuccessful": True,
+                "commandLine": report.command,
+                "toolExecutionNotifications": [
+                    {
+                        "level": "note",
+                        "message": {"text": f"skipped: {s.reason}"},
+                        "locations": [
+                            {"physicalLocation": {"artifactLocation": _artifact(s.path)}}
+                        ],
+                    }
+                    for s in report.skipped
+                ],
+            }
+        ],
         "originalUriBaseIds": {SRCROOT: {"description": {"text": "The repository root."}}},
-        "results": [_result(f, index[f.code], fp)
-                    for f, fp in zip(report.findings, report.fingerprints, strict=True)],
+        "results": [
+            _result(f, index[f.code], fp)
+            for f, fp in zip(report.findings, report.fingerprints, strict=True)
+        ],
         "columnKind": "utf16CodeUnits",
-        "properties": {"target": report.target, "filesScanned": report.files_scanned,
-                       "filtered": report.filtered},
+        "properties": {
+            "target": report.target,
+            "filesScanned": report.files_scanned,
+            "filtered": report.filtered,
+        },
     }
     if report.commit:
-        run["versionControlProvenance"] = [{"repositoryUri": _repository_uri(report.url),
-                                            "revisionId": report.commit}]
+        run["versionControlProvenance"] = [
+            {"repositoryUri": _repository_uri(report.url), "revisionId": report.commit}
+        ]
     return {"$schema": SARIF_SCHEMA_URI, "version": "2.1.0", "runs": [run]}
 
 

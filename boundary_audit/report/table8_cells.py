@@ -87,8 +87,10 @@ def layers_cell(row: Row) -> str:
 
 def damage_phrase(m: Measure) -> str:
     """`oracle −28.6 pp (56/56 → 40/56)`."""
-    return (f"{m.reply_set} {points(m.damage_pp)} pp ({m.passed_raw}/{m.tasks} → "
-            f"{m.passed_boundary}/{m.tasks})")
+    return (
+        f"{m.reply_set} {points(m.damage_pp)} pp ({m.passed_raw}/{m.tasks} → "
+        f"{m.passed_boundary}/{m.tasks})"
+    )
 
 
 def damage_cell(row: Row) -> str:

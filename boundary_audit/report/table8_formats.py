@@ -30,8 +30,9 @@ FILE_NAMES = {Table8Format.MARKDOWN: "table8.md", Table8Format.JSON: "table8.jso
 """What `--output-dir` writes."""
 
 
-def table8_formatter_for(fmt: Table8Format, *, color: bool = False,
-                         width: int = 160) -> Table8Renderer:
+def table8_formatter_for(
+    fmt: Table8Format, *, color: bool = False, width: int = 160
+) -> Table8Renderer:
     """The renderer of `fmt` (terminal output honours `color` and `width`)."""
     if fmt is Table8Format.TERMINAL:
         return Table8Terminal(color=color, width=width)

@@ -21,8 +21,13 @@ from boundary_audit.table8.model import HarnessCheck, Measure, Row, StaticCheck,
 
 
 def _fact(f: ProbeFact) -> dict[str, Any]:
-    return {"probe": f.probe, "outcome": f.outcome, "value": f.value, "meaning": f.meaning,
-            "detail": f.detail}
+    return {
+        "probe": f.probe,
+        "outcome": f.outcome,
+        "value": f.value,
+        "meaning": f.meaning,
+        "detail": f.detail,
+    }
 
 
 def _measure(m: Measure) -> dict[str, Any]:
@@ -49,17 +54,32 @@ def _static(s: StaticCheck | None) -> dict[str, Any] | None:
         "commit": s.commit,
         "pinned": s.pinned,
         "note": s.note,
-        "anchors": [{"anchor": a.anchor, "kind": a.kind, "expected": a.expected,
-                     "status": a.status, "detail": a.detail} for a in s.anchors],
+        "anchors": [
+            {
+                "anchor": a.anchor,
+                "kind": a.kind,
+                "expected": a.expected,
+                "status": a.status,
+                "detail": a.detail,
+            }
+            for a in s.anchors
+        ],
     }
 
 
 def _check(c: HarnessCheck | None) -> dict[str, Any] | None:
     if c is None:
         return None
-    return {"report": c.report, "command": c.command, "driver": c.driver,
-            "transport": c.transport, "selection": c.selection, "compared": c.compared,
-            "agreeing": c.agreeing, "unexplained": c.unexplained}
+    return {
+        "report": c.report,
+        "command": c.command,
+        "driver": c.driver,
+        "transport": c.transport,
+        "selection": c.selection,
+        "compared": c.compared,
+        "agreeing": c.agreeing,
+        "unexplained": c.unexplained,
+    }
 
 
 def row_json(r: Row) -> dict[str, Any]:
@@ -70,8 +90,11 @@ def row_json(r: Row) -> dict[str, Any]:
         "path": r.path,
         "title": r.title,
         "extra": r.extra,
-        "study": {"contract": r.study_contract, "anchor": r.study_anchor,
-                  "observed": r.study_observed},
+        "study": {
+            "contract": r.study_contract,
+            "anchor": r.study_anchor,
+            "observed": r.study_observed,
+        },
         "contract": r.contract,
         "class": r.boundary_class,
         "shell_parses": r.shell_parses,

@@ -31,17 +31,33 @@ from boundary_audit.table8.model import Row, Table8Report
 def _table(rows: tuple[Row, ...], report: Table8Report) -> Table:
     table = Table(show_lines=True, header_style="bold")
     driven = has_harness(rows)
-    for name, ratio in (("System", 2), ("Contract", 2), ("Source anchor (file:lines @sha)", 4),
-                        ("Observed boundary", 5), ("Parse layers", 4), ("Damage (pp)", 3),
-                        *([("Real harness (pp; agreement)", 3)] if driven else []),
-                        ("What breaks", 4), ("Fix", 3)):
+    for name, ratio in (
+        ("System", 2),
+        ("Contract", 2),
+        ("Source anchor (file:lines @sha)", 4),
+        ("Observed boundary", 5),
+        ("Parse layers", 4),
+        ("Damage (pp)", 3),
+        *([("Real harness (pp; agreement)", 3)] if driven else []),
+        ("What breaks", 4),
+        ("Fix", 3),
+    ):
         table.add_column(name, overflow="fold", ratio=ratio)
     for row in rows:
-        damage = Text(damage_cell(row), style="bold red" if any(
-            m.damage_pp < 0 for m in row.measures) else "")
-        table.add_row(system_cell(row), contract_cell(row), anchor_cell(row),
-                      observed_cell(row, report), layers_cell(row), damage,
-                      *([harness_cell(row)] if driven else []), breaks_cell(row), row.fix)
+        damage = Text(
+            damage_cell(row), style="bold red" if any(m.damage_pp < 0 for m in row.measures) else ""
+        )
+        table.add_row(
+            system_cell(row),
+            contract_cell(row),
+            anchor_cell(row),
+            observed_cell(row, report),
+            layers_cell(row),
+            damage,
+            *([harness_cell(row)] if driven else []),
+            breaks_cell(row),
+            row.fix,
+        )
     return table
 
 
@@ -54,19 +70,32 @@ class Table8Terminal:
 
     def _console(self, buf: io.StringIO) -> Console:
         return Console(
-            file=buf, width=self.width, color_system="standard" if self.color else None,
-            force_terminal=self.color, no_color=not self.color, highlight=False, emoji=False,
-            markup=False, legacy_windows=False, soft_wrap=False, _environ={},
+            file=buf,
+            width=self.width,
+            color_system="standard" if self.color else None,
+            force_terminal=self.color,
+            no_color=not self.color,
+            highlight=False,
+            emoji=False,
+            markup=False,
+            legacy_windows=False,
+            soft_wrap=False,
+            _environ={},
         )
 
     def render(self, report: Table8Report) -> str:
         """Header, the table, variants, marks and notes."""
         buf = io.StringIO()
         out = self._console(buf)
-        out.print(Text(f"boundary-audit {report.tool_version}: {report.title}, over "
-                       f"{report.task_count} tasks ({report.core_count} core), replies "
-                       f"{', '.join(report.reply_sets)}, baseline {report.baseline}, "
-                       f"sandbox {report.sandbox}", style="bold"))
+        out.print(
+            Text(
+                f"boundary-audit {report.tool_version}: {report.title}, over "
+                f"{report.task_count} tasks ({report.core_count} core), replies "
+                f"{', '.join(report.reply_sets)}, baseline {report.baseline}, "
+                f"sandbox {report.sandbox}",
+                style="bold",
+            )
+        )
         out.print(Text(f"regenerate: {report.command}", style="dim"))
         out.print(_table(report.rows, report))
         if report.variants:

@@ -72,8 +72,13 @@ class TerminalFormat(ReportFormat):
         """Header, findings table (or "no active findings"), counts, skipped inputs."""
         buf = io.StringIO()
         out = isolated_console(buf, width=self.width, color=self.color)
-        out.print(Text(f"boundary-audit {report.tool_version}: static scan of "
-                       f"{report.target_name}", style="bold"), soft_wrap=True)
+        out.print(
+            Text(
+                f"boundary-audit {report.tool_version}: static scan of {report.target_name}",
+                style="bold",
+            ),
+            soft_wrap=True,
+        )
         out.print(f"commit {report.commit or '(none)'}  url {report.url}", soft_wrap=True)
         line = partial(out.print, soft_wrap=True)
         if report.active:

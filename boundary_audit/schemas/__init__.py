@@ -37,12 +37,17 @@ def _check_table(code: str, name: str) -> dict[str, Any]:
             "ignore": {
                 "type": "array",
                 "description": "Suppress findings at 'PATH' or 'PATH:LINE' (PATH: a file, a "
-                               "directory ending in '/', or a glob).",
-                "items": {"type": "string", "minLength": 1,
-                          "pattern": r"^(?!.*:0+$)(?!:[0-9]+$)(?=.*\S).+$"},
+                "directory ending in '/', or a glob).",
+                "items": {
+                    "type": "string",
+                    "minLength": 1,
+                    "pattern": r"^(?!.*:0+$)(?!:[0-9]+$)(?=.*\S).+$",
+                },
             },
-            "severity": {"enum": [s.value for s in Severity],
-                         "description": "Override the severity of this check's findings."},
+            "severity": {
+                "enum": [s.value for s in Severity],
+                "description": "Override the severity of this check's findings.",
+            },
         },
     }
 
@@ -57,8 +62,9 @@ def config_schema(checks: Iterable[tuple[str, str]]) -> dict[str, Any]:
         "description": "boundary-audit.toml, or [tool.boundary-audit] in pyproject.toml.",
         "type": "object",
         "additionalProperties": False,
-        "properties": {"checks": {"type": "object", "additionalProperties": False,
-                                  "properties": tables}},
+        "properties": {
+            "checks": {"type": "object", "additionalProperties": False, "properties": tables}
+        },
     }
 
 

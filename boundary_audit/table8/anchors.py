@@ -61,8 +61,11 @@ class Files:
             data = self.read(path)
             found: tuple[Finding, ...] = ()
             if data is not None:
-                result = scan_files([_File(path, data)], commit=self.commit,
-                                    options=ScanOptions(jobs=1, include_constant=True))
+                result = scan_files(
+                    [_File(path, data)],
+                    commit=self.commit,
+                    options=ScanOptions(jobs=1, include_constant=True),
+                )
                 found = result.findings
             self._findings[path] = found
         return self._findings[path]
@@ -81,11 +84,13 @@ def _dir_files(root: Path) -> Files:
             return target.read_bytes() if target.is_file() else None
         except OSError:
             return None
+
     return Files(read, None, {})
 
 
-def open_files(adapter: Adapter, repo_dir: Path | None, rev: str | None, offline: bool
-               ) -> tuple[Files | None, StaticCheck]:
+def open_files(
+    adapter: Adapter, repo_dir: Path | None, rev: str | None, offline: bool
+) -> tuple[Files | None, StaticCheck]:
     """The files to check, and the static header (source, commit, pinned, note)."""
     paths = sorted({a.path for p in adapter.paths for a in p.anchors})
     want = rev or adapter.commit
@@ -103,8 +108,11 @@ def open_files(adapter: Adapter, repo_dir: Path | None, rev: str | None, offline
         return None, StaticCheck("", None, False, f"not verified: {why} ({exc.message})")
     assert files.commit is not None
     pinned = files.commit.startswith(adapter.commit)
-    note = (f"anchors checked at the pin {files.commit[:12]}" if pinned else
-            f"drift check at {want} = {files.commit[:12]} (pin {adapter.commit})")
+    note = (
+        f"anchors checked at the pin {files.commit[:12]}"
+        if pinned
+        else f"drift check at {want} = {files.commit[:12]} (pin {adapter.commit})"
+    )
     return files, StaticCheck(f"{url}@{files.commit}", files.commit, pinned, note)
 
 
@@ -129,10 +137,12 @@ def check_anchor(anchor: Anchor, files: Files) -> AnchorCheck:
 
 def _check_text(anchor: Anchor, label: str, text: str, data: bytes) -> AnchorCheck:
     lines = data.decode("utf-8", "replace").splitlines()
-    window = lines[anchor.start_line - 1: anchor.end_line]
+    window = lines[anchor.start_line - 1 : anchor.end_line]
     if text in "\n".join(window):
-        at = next((anchor.start_line + k for k, line in enumerate(window) if text in line),
-                  anchor.start_line)
+        at = next(
+            (anchor.start_line + k for k, line in enumerate(window) if text in line),
+            anchor.start_line,
+        )
         return AnchorCheck(label, "text", text, VERIFIED, f"text at line {at}")
     elsewhere = [i + 1 for i, line in enumerate(lines) if text in line]
     if elsewhere:
@@ -169,16 +179,24 @@ def _check_sink(anchor: Anchor, label: str, cls: str, found: Sequence[Finding]) 
     return AnchorCheck(label, "sink", cls, NOT_FOUND, "no finding of this class in the file")
 
 
-def verify_adapter(adapter: Adapter, *, repo_dir: Path | None = None, rev: str | None = None,
-                   offline: bool = False) -> dict[str, StaticCheck]:
+def verify_adapter(
+    adapter: Adapter, *, repo_dir: Path | None = None, rev: str | None = None, offline: bool = False
+) -> dict[str, StaticCheck]:
     """Path id -> the static check of that path's anchors."""
     files, head = open_files(adapter, repo_dir, rev, offline)
     out: dict[str, StaticCheck] = {}
     for path in adapter.paths:
         if files is None:
-            checks = tuple(AnchorCheck(a.label(), a.kind, a.text or (
-                a.boundary_class.value if a.boundary_class else ""), NOT_VERIFIED, "")
-                for a in path.anchors)
+            checks = tuple(
+                AnchorCheck(
+                    a.label(),
+                    a.kind,
+                    a.text or (a.boundary_class.value if a.boundary_class else ""),
+                    NOT_VERIFIED,
+                    "",
+                )
+                for a in path.anchors
+            )
         else:
             checks = tuple(check_anchor(a, files) for a in path.anchors)
         out[path.id] = StaticCheck(head.source, head.commit, head.pinned, head.note, checks)

@@ -70,37 +70,65 @@ def _check_names(adapters: Sequence[Adapter], options: Table8Options) -> None:
     for flag, names in (("--repo-dir", options.repo_dirs), ("--commit", options.commits)):
         for name in names:
             if name not in known:
-                raise UsageError(f"{flag} {name}=...: no such system among "
-                                 f"{', '.join(sorted(known))}")
+                raise UsageError(
+                    f"{flag} {name}=...: no such system among {', '.join(sorted(known))}"
+                )
 
 
-def _static(adapters: Sequence[Adapter], options: Table8Options, note: Note
-            ) -> dict[tuple[str, str], StaticCheck]:
+def _static(
+    adapters: Sequence[Adapter], options: Table8Options, note: Note
+) -> dict[tuple[str, str], StaticCheck]:
     out: dict[tuple[str, str], StaticCheck] = {}
     for adapter in adapters:
         note(f"anchors of {adapter.id}")
-        checks = verify_adapter(adapter, repo_dir=options.repo_dirs.get(adapter.id),
-                                rev=options.commits.get(adapter.id), offline=options.offline)
+        checks = verify_adapter(
+            adapter,
+            repo_dir=options.repo_dirs.get(adapter.id),
+            rev=options.commits.get(adapter.id),
+            offline=options.offline,
+        )
         out.update({(adapter.id, pid): check for pid, check in checks.items()})
     return out
 
 
-def _row(t: AdapterTransport, measures: tuple[Measure, ...], static: StaticCheck | None,
-         facts: Fingerprint | None, skipped: str, harness: tuple[Measure, ...],
-         column: HarnessColumn | None) -> Row:
+def _row(
+    t: AdapterTransport,
+    measures: tuple[Measure, ...],
+    static: StaticCheck | None,
+    facts: Fingerprint | None,
+    skipped: str,
+    harness: tuple[Measure, ...],
+    column: HarnessColumn | None,
+) -> Row:
     a, p = t.adapter, t.path
     if column is not None:
         harness = column.measures
     return Row(
-        system=a.id, system_name=a.name, path=p.id, title=p.title, is_row=p.row, extra=p.extra,
-        study_contract=a.study.contract, study_anchor=a.study.anchor,
-        study_observed=a.study.observed, contract=p.contract.value,
-        boundary_class=p.boundary_class.value, shell_parses=p.shell_parses,
-        parse_layers=p.parse_layers, observed=p.observed, transport=t.inner.label,
+        system=a.id,
+        system_name=a.name,
+        path=p.id,
+        title=p.title,
+        is_row=p.row,
+        extra=p.extra,
+        study_contract=a.study.contract,
+        study_anchor=a.study.anchor,
+        study_observed=a.study.observed,
+        contract=p.contract.value,
+        boundary_class=p.boundary_class.value,
+        shell_parses=p.shell_parses,
+        parse_layers=p.parse_layers,
+        observed=p.observed,
+        transport=t.inner.label,
         preprocess=tuple(s.name for s in p.preprocess),
-        anchors=tuple(an.label(a.commit) for an in p.anchors), fix=p.fix, marked=p.marked,
-        notes=p.notes, facts=facts.facts if facts else (), measures=measures,
-        static=static, skipped=skipped, harness=harness,
+        anchors=tuple(an.label(a.commit) for an in p.anchors),
+        fix=p.fix,
+        marked=p.marked,
+        notes=p.notes,
+        facts=facts.facts if facts else (),
+        measures=measures,
+        static=static,
+        skipped=skipped,
+        harness=harness,
         harness_check=column.check if column else None,
     )
 
@@ -118,17 +146,27 @@ def build_table8(
     _check_names(adapters, options)
     tasks = load_tasks(options.select)
     suite = load_tasks()
-    reply_sets: list[ReplySet] = [load_reply_set(s, suite).restricted(tasks)
-                                  for s in options.replies]
+    reply_sets: list[ReplySet] = [
+        load_reply_set(s, suite).restricted(tasks) for s in options.replies
+    ]
     paths = path_transports(adapters)
-    columns = (load_harness_column(options.harness_reports, options.replies)
-               if options.harness_reports else {})
+    columns = (
+        load_harness_column(options.harness_reports, options.replies)
+        if options.harness_reports
+        else {}
+    )
     probe_set: tuple[Probe, ...] = load_probes() if options.probes else ()
     static = _static(adapters, options, say) if options.static else {}
     prints = _probe([make_transport(BASELINE), *paths], probe_set, options, say)
     with make_sandbox(options.sandbox, Limits(timeout_s=options.timeout_s)) as sandbox:
-        matrix = run_matrix(tasks, reply_sets, [*paths, *extra_transports], sandbox,
-                            jobs=options.jobs, progress=progress)  # closes the transports
+        matrix = run_matrix(
+            tasks,
+            reply_sets,
+            [*paths, *extra_transports],
+            sandbox,
+            jobs=options.jobs,
+            progress=progress,
+        )  # closes the transports
         described = sandbox.describe()
     skipped = {s.transport: s.reason for s in matrix.skipped}
 
@@ -138,16 +176,28 @@ def build_table8(
         return tuple(measure(matrix.records, label, rs.name) for rs in reply_sets)
 
     harness = {t.label: measured(t.label) for t in extra_transports}
-    rows = [_row(t, measured(t.label), static.get((t.adapter.id, t.path.id)),
-                 prints.get(t.label), skipped.get(t.label, ""),
-                 harness.get(f"harness:{t.adapter.id}", ()),
-                 columns.get((t.adapter.id, t.path.id)))
-            for t in paths]
+    rows = [
+        _row(
+            t,
+            measured(t.label),
+            static.get((t.adapter.id, t.path.id)),
+            prints.get(t.label),
+            skipped.get(t.label, ""),
+            harness.get(f"harness:{t.adapter.id}", ()),
+            columns.get((t.adapter.id, t.path.id)),
+        )
+        for t in paths
+    ]
     return Table8Report(
-        tool_version=__version__, command=options.command, sandbox=described,
-        task_select=options.select, task_count=len(tasks),
-        core_count=sum(1 for t in tasks if t.core), reply_sets=tuple(options.replies),
-        baseline=BASELINE, probes=tuple(p.id for p in probe_set),
+        tool_version=__version__,
+        command=options.command,
+        sandbox=described,
+        task_select=options.select,
+        task_count=len(tasks),
+        core_count=sum(1 for t in tasks if t.core),
+        reply_sets=tuple(options.replies),
+        baseline=BASELINE,
+        probes=tuple(p.id for p in probe_set),
         baseline_facts=prints[BASELINE].facts if BASELINE in prints else (),
         rows=tuple(r for r in rows if r.is_row),
         variants=tuple(r for r in rows if not r.is_row),
@@ -155,8 +205,9 @@ def build_table8(
     )
 
 
-def _probe(paths: Sequence[Transport], probe_set: Sequence[Probe],
-           options: Table8Options, say: Note) -> dict[str, Fingerprint]:
+def _probe(
+    paths: Sequence[Transport], probe_set: Sequence[Probe], options: Table8Options, say: Note
+) -> dict[str, Fingerprint]:
     if not probe_set:
         return {}
     sandbox: Sandbox

@@ -89,12 +89,19 @@ def measure(records: Sequence[RunRecord], label: str, reply_set: str) -> Measure
         (FamilyDamage(f, _points(v)) for f, v in dmg.by_family.items() if v != 0),
         key=lambda fd: (fd.points, fd.family),
     )
-    reasons = {r.task_id: short_reason(r.reason)
-               for r in mine if r.transport == label and not r.passed}
+    reasons = {
+        r.task_id: short_reason(r.reason) for r in mine if r.transport == label and not r.passed
+    }
     raw_pass = {r.task_id for r in mine if r.transport == BASELINE and r.passed}
     scoped = {r.task_id for r in core}
-    extra_broken = sorted(r.task_id for r in mine if r.transport == label and not r.passed
-                          and r.task_id in raw_pass and r.task_id not in scoped)
+    extra_broken = sorted(
+        r.task_id
+        for r in mine
+        if r.transport == label
+        and not r.passed
+        and r.task_id in raw_pass
+        and r.task_id not in scoped
+    )
     broken = tuple(dmg.pass_to_fail)
     return Measure(
         reply_set=reply_set,

@@ -43,10 +43,16 @@ from boundary_audit.transports.interface import Transport
 
 MARKER = "boundary-audit-specimens"
 """File in the repository's .git that says we built it (and may rebuild it)."""
-IDENTITY = {"GIT_AUTHOR_NAME": "boundary-audit", "GIT_AUTHOR_EMAIL": "specimens@invalid",
-            "GIT_COMMITTER_NAME": "boundary-audit", "GIT_COMMITTER_EMAIL": "specimens@invalid",
-            "GIT_AUTHOR_DATE": "2026-01-01T00:00:00Z", "GIT_COMMITTER_DATE": "2026-01-01T00:00:00Z",
-            "GIT_CONFIG_NOSYSTEM": "1", "GIT_CONFIG_GLOBAL": "/dev/null"}
+IDENTITY = {
+    "GIT_AUTHOR_NAME": "boundary-audit",
+    "GIT_AUTHOR_EMAIL": "specimens@invalid",
+    "GIT_COMMITTER_NAME": "boundary-audit",
+    "GIT_COMMITTER_EMAIL": "specimens@invalid",
+    "GIT_AUTHOR_DATE": "2026-01-01T00:00:00Z",
+    "GIT_COMMITTER_DATE": "2026-01-01T00:00:00Z",
+    "GIT_CONFIG_NOSYSTEM": "1",
+    "GIT_CONFIG_GLOBAL": "/dev/null",
+}
 
 
 @dataclass(frozen=True)
@@ -76,8 +82,10 @@ def build_specimen_repo(dest: Path) -> str:
     `dest` must be absent, or a repository this function built before (it is rebuilt)."""
     if dest.exists():
         if not (dest / ".git" / MARKER).is_file():
-            raise UsageError(f"{dest} exists and is not a specimens repository built by "
-                             "boundary-audit; choose another --output-dir")
+            raise UsageError(
+                f"{dest} exists and is not a specimens repository built by "
+                "boundary-audit; choose another --output-dir"
+            )
         shutil.rmtree(dest)
     files = iter_files("specimens")
     if not files:
@@ -93,28 +101,62 @@ def build_specimen_repo(dest: Path) -> str:
     return _git(dest, "rev-parse", "HEAD")
 
 
-def _row(f: Finding, report: ScanReport, label: str, measures: tuple[Measure, ...],
-         facts: Fingerprint | None, skipped: str) -> Row:
+def _row(
+    f: Finding,
+    report: ScanReport,
+    label: str,
+    measures: tuple[Measure, ...],
+    facts: Fingerprint | None,
+    skipped: str,
+) -> Row:
     system = f.primary.path.split("/", 1)[0]
-    check = AnchorCheck(f.primary.anchor(), "sink", f.boundary_class.value, VERIFIED,
-                        f"{f.code} `{f.sink}`")
-    static = StaticCheck(f"{report.url}@{report.commit}", report.commit, True,
-                         "found by the static scan of the specimens", (check,))
+    check = AnchorCheck(
+        f.primary.anchor(), "sink", f.boundary_class.value, VERIFIED, f"{f.code} `{f.sink}`"
+    )
+    static = StaticCheck(
+        f"{report.url}@{report.commit}",
+        report.commit,
+        True,
+        "found by the static scan of the specimens",
+        (check,),
+    )
     layers = CLASS_LAYERS[f.boundary_class] + (
-        (f"sanitizer at the interpolation point: {f.sanitizer}",) if f.sanitizer else ())
+        (f"sanitizer at the interpolation point: {f.sanitizer}",) if f.sanitizer else ()
+    )
     return Row(
-        system=system, system_name=system, path=f.code, title=f"{f.name}: {f.message}",
-        is_row=True, extra=False, study_contract="", study_anchor="", study_observed="",
-        contract=f.contract.value, boundary_class=f.boundary_class.value,
-        shell_parses=f.parse_layers, parse_layers=layers, observed=f.message, transport=label,
-        preprocess=(), anchors=(f.primary.anchor(),), fix=CLASS_FIX[f.boundary_class],
-        marked="", notes=(), facts=facts.facts if facts else (), measures=measures,
-        static=static, skipped=skipped,
+        system=system,
+        system_name=system,
+        path=f.code,
+        title=f"{f.name}: {f.message}",
+        is_row=True,
+        extra=False,
+        study_contract="",
+        study_anchor="",
+        study_observed="",
+        contract=f.contract.value,
+        boundary_class=f.boundary_class.value,
+        shell_parses=f.parse_layers,
+        parse_layers=layers,
+        observed=f.message,
+        transport=label,
+        preprocess=(),
+        anchors=(f.primary.anchor(),),
+        fix=CLASS_FIX[f.boundary_class],
+        marked="",
+        notes=(),
+        facts=facts.facts if facts else (),
+        measures=measures,
+        static=static,
+        skipped=skipped,
     )
 
 
-def run_demo(options: DemoOptions, *, progress: Progress | None = None,
-             note: Callable[[str], None] | None = None) -> tuple[ScanReport, Table8Report]:
+def run_demo(
+    options: DemoOptions,
+    *,
+    progress: Progress | None = None,
+    note: Callable[[str], None] | None = None,
+) -> tuple[ScanReport, Table8Report]:
     """Build the specimens repository, scan it, probe it: (scan report, Table-8 report)."""
     say = note or (lambda _m: None)
     repo = options.output_dir / "specimens"
@@ -124,8 +166,9 @@ def run_demo(options: DemoOptions, *, progress: Progress | None = None,
     report = replace(report, target="specimens", target_name="specimens")
     tasks = load_tasks(options.select)
     sets = [load_reply_set(s, tasks) for s in options.replies]
-    chosen = choose_transports(report.findings, report.sink_text,
-                               lambda p: (repo / p).read_text("utf-8", "replace"))
+    chosen = choose_transports(
+        report.findings, report.sink_text, lambda p: (repo / p).read_text("utf-8", "replace")
+    )
     by_label = {t.label: t for t in chosen.values()}
     extra: list[Transport] = [t for label, t in by_label.items() if label != BASELINE]
     with make_sandbox(options.sandbox, Limits(timeout_s=options.timeout_s)) as sandbox:
@@ -134,8 +177,10 @@ def run_demo(options: DemoOptions, *, progress: Progress | None = None,
     prints: dict[str, Fingerprint] = {}
     if options.probes:
         with make_sandbox(options.sandbox, Limits(timeout_s=5.0)) as box:
-            probe_list = [make_transport(BASELINE), *(make_transport(t.name, **t.params)
-                                                      for t in extra)]
+            probe_list = [
+                make_transport(BASELINE),
+                *(make_transport(t.name, **t.params) for t in extra),
+            ]
             prints = fingerprints(probe_list, box, load_probes(), jobs=options.jobs)
     findings = attach_evidence(report.findings, chosen, matrix.records, [s.name for s in sets])
     report = replace(report, findings=findings, command=options.command)
@@ -146,14 +191,28 @@ def run_demo(options: DemoOptions, *, progress: Progress | None = None,
             continue
         label = next((e.transport for e in f.evidence), "")
         measures = tuple(measure(matrix.records, label, s.name) for s in sets) if label else ()
-        rows.append(_row(f, report, label or "not measured", measures, prints.get(label),
-                         skipped.get(label, "")))
+        rows.append(
+            _row(
+                f,
+                report,
+                label or "not measured",
+                measures,
+                prints.get(label),
+                skipped.get(label, ""),
+            )
+        )
     table = Table8Report(
-        tool_version=__version__, command=options.command, sandbox=described,
-        task_select=options.select, task_count=len(tasks),
-        core_count=sum(1 for t in tasks if t.core), reply_sets=tuple(options.replies),
-        baseline=BASELINE, probes=tuple(p.id for p in load_probes()) if options.probes else (),
-        rows=tuple(rows), baseline_facts=prints[BASELINE].facts if BASELINE in prints else (),
+        tool_version=__version__,
+        command=options.command,
+        sandbox=described,
+        task_select=options.select,
+        task_count=len(tasks),
+        core_count=sum(1 for t in tasks if t.core),
+        reply_sets=tuple(options.replies),
+        baseline=BASELINE,
+        probes=tuple(p.id for p in load_probes()) if options.probes else (),
+        rows=tuple(rows),
+        baseline_facts=prints[BASELINE].facts if BASELINE in prints else (),
         notes=tuple(f"{k}: {v}" for k, v in sorted(skipped.items())),
         title="Table 8 of the specimens: every boundary class, found by the scan and measured",
     )

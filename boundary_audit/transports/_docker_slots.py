@@ -3,11 +3,11 @@
 Creating and starting a container is most of a docker run's cost (about a second on a loaded
 machine). A slot is a started container whose /tmp is a bind mount of a host directory (and
 its bin/ bound read-only at /usr/local/sbin and /tmp/bin). A run moves its workspace into that
-directory by rename (same file system: atomic, nothing copied), execs, kills every process the reply left
-in the container (`kill -9 -1` from inside; pid 1 survives), empties /dev/shm, and moves the
-workspace back. Each run thus sees only its own fresh workspace at the same inner paths, and
-nothing it started outlives `execute`; what persists between runs of a slot is the image's
-read-only root and the container's private /dev.
+directory by rename (same file system: atomic, nothing copied), execs, kills every process the
+reply left in the container (`kill -9 -1` from inside; pid 1 survives), empties /dev/shm, and
+moves the workspace back. Each run thus sees only its own fresh workspace at the same inner
+paths, and nothing it started outlives `execute`; what persists between runs of a slot is the
+image's read-only root and the container's private /dev.
 
 Only for workspaces with fixed inner paths under a root of their own (the bwrap and docker
 backends); elsewhere (tempdir, whose inner paths are the host paths) the transport makes a

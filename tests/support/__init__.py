@@ -1,1 +1,4 @@
-"""Test support: fixtures that start real components (git daemon, sshd, dockerd, tmux) and stop them."""
+"""Test support: fixtures that start real components and stop them.
+
+The components: git daemon, sshd, dockerd, tmux.
+"""

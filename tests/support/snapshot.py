@@ -26,8 +26,9 @@ def normalize(text: str, *, tmp: Path | None = None, version: str = __version__)
     return re.sub(rf"(?<![\d.]){re.escape(version)}(?![\d.])", "@@VERSION@@", text)
 
 
-def assert_snapshot(name: str, text: str, *, tmp: Path | None = None,
-                    version: str = __version__) -> None:
+def assert_snapshot(
+    name: str, text: str, *, tmp: Path | None = None, version: str = __version__
+) -> None:
     """Fail unless normalized `text` equals tests/snapshots/NAME byte for byte."""
     got = normalize(text, tmp=tmp, version=version)
     path = SNAPSHOTS / name

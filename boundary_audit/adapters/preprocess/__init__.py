@@ -60,9 +60,11 @@ def run_pipeline(steps: Sequence[Preprocessor], reply: str, ctx: Context | None)
             staged = step.apply(part, ctx)
             notes.extend(f"{step.name}: {n}" for n in staged.notes)
             if staged.rejected or staged.ended:
-                return Staged(rejected=staged.rejected and f"{step.name}: {staged.rejected}",
-                              ended=staged.ended and f"{step.name}: {staged.ended}",
-                              notes=tuple(notes))
+                return Staged(
+                    rejected=staged.rejected and f"{step.name}: {staged.rejected}",
+                    ended=staged.ended and f"{step.name}: {staged.ended}",
+                    notes=tuple(notes),
+                )
             produced.extend(staged.parts)
         parts = tuple(produced)
     return Staged(parts=parts, notes=tuple(notes))

@@ -23,8 +23,9 @@ SUPPORTED_LANGUAGES = ("python", "sh")
 """`DEFAULT_SUPPORTED_LANGUAGES` (_code_executor_agent.py:423@027ecf0)."""
 
 
-def extract_blocks(markdown: str, languages: tuple[str, ...] = SUPPORTED_LANGUAGES
-                   ) -> list[tuple[str, str]]:
+def extract_blocks(
+    markdown: str, languages: tuple[str, ...] = SUPPORTED_LANGUAGES
+) -> list[tuple[str, str]]:
     """(language, code) of every fenced block the agent's regex finds, in order."""
     alternatives = "|".join(re.escape(lang) for lang in languages)
     pattern = re.compile(rf"```(?:\s*({alternatives}))\n([\s\S]*?)```", re.IGNORECASE)
@@ -51,8 +52,10 @@ class MarkdownBlocks(Preprocessor):
     """Frame R as the model's ```sh block, then extract blocks as the agent does."""
 
     name = "autogen.markdown-blocks"
-    cite = ("python/packages/autogen-agentchat/src/autogen_agentchat/agents/"
-            "_code_executor_agent.py:423,733-741@027ecf0")
+    cite = (
+        "python/packages/autogen-agentchat/src/autogen_agentchat/agents/"
+        "_code_executor_agent.py:423,733-741@027ecf0"
+    )
     summary = "R framed as a ```sh block, then pulled out by the agent's lazy fence regex"
     defaults: ClassVar[dict[str, Any]] = {"fence": "sh", "run": "sh"}
 
@@ -64,8 +67,10 @@ class MarkdownBlocks(Preprocessor):
         wanted = self.params["run"]
         others = sorted({lang for lang, _ in blocks if lang.lower() != wanted})
         if others:
-            return Staged.refuse(f"the message holds {', '.join(others)} block(s) this path "
-                                 f"does not run (only {wanted})")
+            return Staged.refuse(
+                f"the message holds {', '.join(others)} block(s) this path "
+                f"does not run (only {wanted})"
+            )
         notes = (f"{len(blocks)} code blocks",) if len(blocks) > 1 else ()
         return Staged(parts=tuple(code for _, code in blocks), notes=notes)
 
@@ -74,8 +79,7 @@ class SilencePip(Preprocessor):
     """Append ` -qqq` to line-initial `pip install` commands."""
 
     name = "autogen.silence-pip"
-    cite = ("python/packages/autogen-ext/src/autogen_ext/code_executors/_common.py:"
-            "114-131@027ecf0")
+    cite = "python/packages/autogen-ext/src/autogen_ext/code_executors/_common.py:114-131@027ecf0"
     summary = "` -qqq` appended to lines starting with `pip install`"
     defaults: ClassVar[dict[str, Any]] = {"lang": "sh"}
 

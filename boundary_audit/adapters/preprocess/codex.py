@@ -23,8 +23,10 @@ def shell_single_quote(text: str) -> str:
 
 def snapshot_script(reply: str, snapshot: str, shell: str) -> str:
     """The `-c` script the wrapper hands to the session shell."""
-    return (f"if . {shell_single_quote(snapshot)} >/dev/null 2>&1; then :; fi\n\n"
-            f"exec {shell_single_quote(shell)} -c {shell_single_quote(reply)}")
+    return (
+        f"if . {shell_single_quote(snapshot)} >/dev/null 2>&1; then :; fi\n\n"
+        f"exec {shell_single_quote(shell)} -c {shell_single_quote(reply)}"
+    )
 
 
 class SnapshotWrapper(Preprocessor):
@@ -36,5 +38,7 @@ class SnapshotWrapper(Preprocessor):
     defaults: ClassVar[dict[str, Any]] = {"snapshot": "/dev/null", "shell": "bash"}
 
     def apply(self, text: str, ctx: Context | None) -> Staged:
-        return Staged.one(snapshot_script(text, self.params["snapshot"], self.params["shell"]),
-                          "wrapped in the snapshot script")
+        return Staged.one(
+            snapshot_script(text, self.params["snapshot"], self.params["shell"]),
+            "wrapped in the snapshot script",
+        )

@@ -28,10 +28,19 @@ from tree_sitter import Language, Node, Parser, Tree
 
 from boundary_audit.adapters.preprocess.interface import Context, Preprocessor, Staged
 
-PRESERVE_TYPES = frozenset({
-    "string", "raw_string", "ansi_c_string", "translated_string", "command_substitution",
-    "expansion", "simple_expansion", "heredoc_body", "comment",
-})
+PRESERVE_TYPES = frozenset(
+    {
+        "string",
+        "raw_string",
+        "ansi_c_string",
+        "translated_string",
+        "command_substitution",
+        "expansion",
+        "simple_expansion",
+        "heredoc_body",
+        "comment",
+    }
+)
 """Regions bash takes verbatim; the escape doubling never looks inside them."""
 _ESCAPED_OPERATOR = re.compile(rb"\\([;&|<>])")
 
@@ -67,7 +76,7 @@ def split_commands(command: str) -> list[str]:
         return [command]
     bounds = [statements[0].start_byte]
     for cur, nxt in zip(statements, statements[1:], strict=False):
-        if b"\n" in source[cur.end_byte:nxt.start_byte] and not _ends_with_heredoc(cur):
+        if b"\n" in source[cur.end_byte : nxt.start_byte] and not _ends_with_heredoc(cur):
             bounds.append(nxt.start_byte)
     bounds.append(len(source))
     return [source[a:b].decode().rstrip() for a, b in zip(bounds, bounds[1:], strict=False)]
@@ -109,8 +118,10 @@ class SplitCommands(Preprocessor):
     """Strip R and refuse it when it holds several newline-separated statements."""
 
     name = "openhands.split-commands"
-    cite = ("openhands-tools==1.58.2 openhands/tools/terminal/terminal/terminal_session.py:"
-            "494,530-545; openhands/tools/terminal/utils/command.py:115-152")
+    cite = (
+        "openhands-tools==1.58.2 openhands/tools/terminal/terminal/terminal_session.py:"
+        "494,530-545; openhands/tools/terminal/utils/command.py:115-152"
+    )
     summary = "strip; refuse more than one newline-separated top-level statement"
 
     def apply(self, text: str, ctx: Context | None) -> Staged:
@@ -119,8 +130,9 @@ class SplitCommands(Preprocessor):
             return Staged.refuse("No previous running command to retrieve logs from.")
         parts = split_commands(command)
         if len(parts) > 1:
-            return Staged.refuse(f"Cannot execute multiple commands at once ({len(parts)} "
-                                 "statements)")
+            return Staged.refuse(
+                f"Cannot execute multiple commands at once ({len(parts)} statements)"
+            )
         return Staged.one(command)
 
 
@@ -154,7 +166,7 @@ def parse_acp_command(value: str) -> list[str]:
             in_token = True
             i += 1
             while i < n and value[i] != ch:
-                if ch == '"' and value[i] == "\\" and i + 1 < n and value[i + 1] in "\"\\":
+                if ch == '"' and value[i] == "\\" and i + 1 < n and value[i + 1] in '"\\':
                     i += 1
                 current += value[i]
                 i += 1

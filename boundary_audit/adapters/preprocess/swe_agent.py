@@ -30,11 +30,34 @@ import bashlex  # type: ignore[import-untyped]
 from boundary_audit.adapters.preprocess.interface import Context, Preprocessor, Staged
 from boundary_audit.errors import AdapterError
 
-BLOCKLIST = ("vim", "vi", "emacs", "nano", "nohup", "gdb", "less", "tail -f", "python -m venv",
-             "make")
+BLOCKLIST = (
+    "vim",
+    "vi",
+    "emacs",
+    "nano",
+    "nohup",
+    "gdb",
+    "less",
+    "tail -f",
+    "python -m venv",
+    "make",
+)
 """Prefixes SWE-agent's default filter refuses (tools.py:37-48@3ea751c)."""
-BLOCKLIST_STANDALONE = ("python", "python3", "ipython", "bash", "sh", "/bin/bash", "/bin/sh",
-                        "nohup", "vi", "vim", "emacs", "nano", "su")
+BLOCKLIST_STANDALONE = (
+    "python",
+    "python3",
+    "ipython",
+    "bash",
+    "sh",
+    "/bin/bash",
+    "/bin/sh",
+    "nohup",
+    "vi",
+    "vim",
+    "emacs",
+    "nano",
+    "su",
+)
 """Whole actions the default filter refuses (tools.py:51-65@3ea751c)."""
 BLOCK_UNLESS_REGEX = {
     "radare2": r"\b(?:radare2)\b.*\s+-c\s+.*",
@@ -64,15 +87,15 @@ class HandleAction(Preprocessor):
     """Blocklist, `exit` interception and strip, as `Agent.handle_action` does."""
 
     name = "swe-agent.handle-action"
-    cite = ("sweagent/agent/agents.py:936-967@3ea751c, "
-            "sweagent/tools/tools.py:37-71,353-368@3ea751c")
+    cite = "sweagent/agent/agents.py:936-967@3ea751c, sweagent/tools/tools.py:37-71,353-368@3ea751c"
     summary = "strip; refuse blocklisted commands; an exact `exit` ends the run"
 
     def apply(self, text: str, ctx: Context | None) -> Staged:
         if should_block(text):
             shown = text.strip().splitlines()[0][:60]
-            return Staged.refuse(f"blocked: Operation '{shown}' is not supported by this "
-                                 "environment")
+            return Staged.refuse(
+                f"blocked: Operation '{shown}' is not supported by this environment"
+            )
         if text.strip() == "exit":
             return Staged.end("the `exit` action ends the agent; it is never executed")
         return Staged.one(text.strip())
@@ -89,8 +112,7 @@ class SyntaxCheck(Preprocessor):
 
     def command(self, text: str) -> str:
         """The string SWE-ReX hands to `subprocess.run(..., shell=True)`."""
-        return (f"/usr/bin/env bash -n << '{HEREDOC_DELIMITER}'\n{text}\n"
-                f"{HEREDOC_DELIMITER}")
+        return f"/usr/bin/env bash -n << '{HEREDOC_DELIMITER}'\n{text}\n{HEREDOC_DELIMITER}"
 
     def apply(self, text: str, ctx: Context | None) -> Staged:
         if ctx is None:

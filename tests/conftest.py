@@ -2,6 +2,15 @@
 
 from __future__ import annotations
 
+import os
+import tempfile
+
+# NOTE: the supervisor's ledgers and leases go to one directory for the whole test session
+# (every xdist worker), not to $HOME, which some tests point at canary trees they delete.
+os.environ.setdefault(
+    "BOUNDARY_AUDIT_STATE_DIR", os.path.join(tempfile.gettempdir(), f"ba-test-state-{os.getuid()}")
+)
+
 pytest_plugins: list[str] = [
     "tests.support.git_daemon",
     "tests.support.dockerd",

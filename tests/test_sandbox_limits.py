@@ -6,13 +6,13 @@ the kernel sends), how many bytes survive, whether the run was marked timed out.
 
 from __future__ import annotations
 
+import os
 import time
 from collections.abc import Iterator
 
 import pytest
 
-from boundary_audit.sandbox import Limits, Sandbox, make_sandbox
-from boundary_audit.sandbox._cgroup import cgroup_parent
+from boundary_audit.sandbox import Limits, Sandbox, _cgroup, make_sandbox
 
 ALL = [
     pytest.param("bwrap", marks=pytest.mark.bwrap),
@@ -116,7 +116,7 @@ def test_memory_limit_makes_a_large_allocation_fail(make, request) -> None:  # t
 
 @pytest.mark.parametrize("make", ALL, indirect=True)
 def test_process_count_limit_binds_root(make, request) -> None:  # type: ignore[no-untyped-def]
-    if request.node.callspec.params["make"] != "docker" and cgroup_parent() is None:
+    if request.node.callspec.params["make"] != "docker" and "pids" in _cgroup.missing():
         pytest.fail("no writable pids cgroup on this machine: the limit cannot bind root here")
     box = make(max_procs=24)
     # dash gives up at the first fork that fails; the sleeps it started are left behind.
@@ -127,13 +127,12 @@ def test_process_count_limit_binds_root(make, request) -> None:  # type: ignore[
 
 @pytest.mark.parametrize("make", HOST, indirect=True)
 def test_no_cgroup_is_left_behind(make) -> None:  # type: ignore[no-untyped-def]
-    parent = cgroup_parent()
-    assert parent is not None
+    hier = _cgroup.hierarchy()
+    assert hier is not None and _cgroup.missing() == ()
     box = make(timeout_s=1)
-    ids = []
     for script in ("setsid sleep 100 & sleep 100", "sleep 100 &", "exit 3"):
         with box.workspace() as ws:
             box.run(ws, ["/bin/sh", "-c", script])
-            ids.append(ws.run_id)
-    left = [p.name for p in parent.iterdir() if p.name.split("-")[0] in ids]
+    mine = f"{os.getpid()}."
+    left = [p for d in hier.dirs for p in d.iterdir() if p.name.startswith(mine)]
     assert left == []

@@ -9,7 +9,7 @@ from boundary_audit.errors import EnvironmentUnavailable, ExitCode, SandboxError
 from boundary_audit.sandbox import SandboxChoice, make_sandbox
 from boundary_audit.sandbox import bwrap as bwrap_module
 from boundary_audit.sandbox.bwrap import BwrapSandbox
-from boundary_audit.sandbox.tempdir import WARNING, TempdirSandbox
+from boundary_audit.sandbox.tempdir import WARNING
 
 
 def test_every_choice_has_a_factory() -> None:
@@ -33,13 +33,15 @@ def test_auto_is_bwrap_where_it_runs() -> None:
         assert box.describe().startswith("bubblewrap ")
 
 
-def test_auto_falls_back_to_tempdir_with_the_reason(monkeypatch: pytest.MonkeyPatch) -> None:
+def test_auto_never_falls_back_to_no_isolation(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(bwrap_module, "unusable_reason", lambda: "bwrap cannot start: nope")
-    with make_sandbox("auto") as box:
-        assert isinstance(box, TempdirSandbox) and not box.isolated
-        notices = box.notices()
-    assert notices[0] == "falling back to sandbox 'tempdir': bwrap cannot start: nope"
-    assert notices[1] == WARNING
+    with pytest.raises(EnvironmentUnavailable) as err:
+        make_sandbox("auto")
+    assert err.value.exit_code == ExitCode.ENVIRONMENT
+    assert err.value.message == "sandbox 'auto': bwrap cannot start: nope"
+    assert err.value.hint == (
+        "use --sandbox docker, or --sandbox tempdir to run replies with no isolation"
+    )
 
 
 def test_bwrap_unusable_is_an_environment_error(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -80,9 +82,9 @@ def test_bwrap_set_up_failures_are_retried_then_raised(monkeypatch: pytest.Monke
     calls: list[int] = []
     fail_on: set[int] = set()
 
-    def flaky(self: BwrapSandbox, ws):  # type: ignore[no-untyped-def]
+    def flaky(self: BwrapSandbox, ws, *rest):  # type: ignore[no-untyped-def]
         calls.append(1)
-        argv = real(self, ws)
+        argv = real(self, ws, *rest)
         if len(calls) in fail_on:
             argv[1:1] = ["--ro-bind", "/ba-vanished-mount", "/ba-vanished-mount"]
         return argv

@@ -177,6 +177,10 @@ class HarnessTransport(Transport):
         found = require(self.spec)
         return [found.path, Path(found.base_python).parent.parent]
 
+    def granted_sockets(self) -> list[Path]:
+        """Host unix sockets the driver must connect to from inside (none by default)."""
+        return []
+
     def sandbox_timeout(self) -> float:
         """The wall-clock limit of one driver run: start-up + command timeout + teardown."""
         return self.spec.startup_budget_s + float(self.params["timeout"]) + self.teardown_budget_s
@@ -185,6 +189,7 @@ class HarnessTransport(Transport):
         """Run `reply` through the real harness in `ws` and return what the harness reported."""
         found = require(self.spec)
         sandbox.expose(self.exposed_paths())
+        sandbox.grant(self.granted_sockets())
         script = scripts_dir() / "driver_main.py"
         params = json.dumps(self.driver_params(ws), sort_keys=True)
         argv = [str(found.python), "-I", "-B", str(script), self.spec.name, params]

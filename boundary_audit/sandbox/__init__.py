@@ -4,7 +4,7 @@
 
 | name      | isolation                                                         |
 |-----------|-------------------------------------------------------------------|
-| `auto`    | `bwrap` when it can run here, else `tempdir` (with a notice why)  |
+| `auto`    | `bwrap`; an error where it cannot run (never a silent fallback)   |
 | `bwrap`   | namespaces, read-only root, no network, fixed paths under /tmp    |
 | `tempdir` | none: a fresh directory, limits and a thorough kill; loud notice  |
 | `docker`  | a container per run on a private engine, image built locally      |
@@ -62,13 +62,17 @@ def _tempdir(limits: Limits | None, options: dict[str, Any]) -> Sandbox:
 
 
 def _auto(limits: Limits | None, options: dict[str, Any]) -> Sandbox:
+    # NOTE(sandbox): never a silent fallback to no isolation: where bwrap cannot run, `auto`
+    # is an error that names the alternatives; `tempdir` must be asked for by name.
     from boundary_audit.sandbox.bwrap import unusable_reason
-    from boundary_audit.sandbox.tempdir import TempdirSandbox
 
     why = unusable_reason()
-    if why is None:
-        return _bwrap(limits, options)
-    return TempdirSandbox(limits, fallback_reason=why, **options)
+    if why is not None:
+        raise EnvironmentUnavailable(
+            f"sandbox 'auto': {why}",
+            hint="use --sandbox docker, or --sandbox tempdir to run replies with no isolation",
+        )
+    return _bwrap(limits, options)
 
 
 def _docker(limits: Limits | None, options: dict[str, Any]) -> Sandbox:

@@ -1,101 +1,216 @@
-"""A pids cgroup per run: a process-count limit that binds root, and a list of every process.
+"""A cgroup per run: process count, memory (tmpfs included) and CPU bound the run as a whole.
 
-RLIMIT_NPROC does not bind root, and a process that calls setsid() leaves its process group,
-but neither can leave a cgroup unless it writes to another cgroup's `cgroup.procs`. So each run
-gets `<pids root>/boundary-audit/<name>` with `pids.max` set from the limits; the launcher
-joins it before exec, and teardown kills every member until it is empty, then removes it.
+Per-process rlimits do not bound a run: three 900 MB processes take 2.7 GB under a 1 GB
+RLIMIT_AS, RLIMIT_NPROC does not bind root, and a process that calls setsid() leaves its
+process group. A cgroup holds every process the run starts (none can leave it: the cgroup file
+system is read-only inside the sandbox), and its controllers bind the sum:
 
-Both the v1 `pids` controller (mounted at /sys/fs/cgroup/pids) and a v2 hierarchy with the
-pids controller enabled for children of the root are supported. Where neither is writable,
-`PidsCgroup.create` returns None and the backends say so in their notices.
+- `pids`: at most `max_procs` processes (a fork bomb fails with EAGAIN);
+- `memory`: at most `memory_bytes` of memory, swap off, *including the run's tmpfs pages* (the
+  workspace store and bwrap's /dev are tmpfs, and a page of tmpfs is charged to the cgroup of
+  the process that wrote it), so the limit is also the run's disk quota; going over it OOM-kills
+  inside the run, which `oom_kills()` reports as the reply's failure;
+- `cpu`: at most one CPU's worth of time per period (a quota, not a share).
+
+Both hierarchies are supported, found in /proc/self/mountinfo: cgroup v2 (one directory, the
+controllers enabled for children through `cgroup.subtree_control`) and v1 (one directory per
+controller mount, as on hybrid systems). Run cgroups are `<mount>/boundary-audit/<pid>.<n>`,
+named after the process that owns them, so `reap_stale` can remove those a killed
+boundary-audit left behind. Where a controller is missing or not writable the run goes on
+without it and `missing()` names it for the backend's notices.
 """
 
 from __future__ import annotations
 
 import functools
+import itertools
 import os
 import time
+from dataclasses import dataclass
 from pathlib import Path
 
 from boundary_audit.sandbox import _procfs
 
-V1_ROOT = Path("/sys/fs/cgroup/pids")
-V2_ROOT = Path("/sys/fs/cgroup")
 PARENT = "boundary-audit"
+CONTROLLERS = ("pids", "memory", "cpu")
+CPU_PERIOD_US = 100_000
+
+
+@dataclass(frozen=True)
+class Hierarchy:
+    """Where each controller's run cgroups are created: one parent dir per mount."""
+
+    version: int
+    parents: dict[str, Path]
+    """controller -> the `boundary-audit` directory under its mount (v2: the same for all)."""
+
+    @property
+    def dirs(self) -> tuple[Path, ...]:
+        """The distinct parent directories (one for v2, one per controller mount for v1)."""
+        return tuple(sorted(set(self.parents.values())))
+
+
+def _mounts() -> list[tuple[str, str, set[str]]]:
+    """(mount point, fs type, super options) of every cgroup mount of this process."""
+    found = []
+    try:
+        lines = Path("/proc/self/mountinfo").read_text().splitlines()
+    except OSError:
+        return []
+    for line in lines:
+        left, _, right = line.partition(" - ")
+        fields, rest = left.split(), right.split()
+        if len(fields) < 5 or len(rest) < 3 or rest[0] not in ("cgroup", "cgroup2"):
+            continue
+        found.append((fields[4], rest[0], set(rest[2].split(","))))
+    return found
+
+
+def _v2_parent(mount: Path) -> Path | None:
+    try:
+        available = set((mount / "cgroup.controllers").read_text().split())
+    except OSError:
+        return None
+    if not available & set(CONTROLLERS):
+        return None
+    parent = mount / PARENT
+    try:
+        parent.mkdir(exist_ok=True)
+        for node in (mount, parent):
+            enabled = set((node / "cgroup.subtree_control").read_text().split())
+            wanted = [c for c in CONTROLLERS if c in available and c not in enabled]
+            for c in wanted:
+                (node / "cgroup.subtree_control").write_text(f"+{c}")
+    except OSError:
+        return None
+    return parent
 
 
 @functools.cache
-def cgroup_parent() -> Path | None:
-    """The writable parent directory under which run cgroups are created, or None."""
-    for root in (V1_ROOT, V2_ROOT):
-        if not _has_pids(root):
+def hierarchy() -> Hierarchy | None:
+    """The writable hierarchy run cgroups go in (v2 preferred), or None (no cgroup at all)."""
+    mounts = _mounts()
+    for point, fstype, _ in mounts:
+        if fstype == "cgroup2":
+            parent = _v2_parent(Path(point))
+            if parent is not None:
+                enabled = set((parent / "cgroup.subtree_control").read_text().split())
+                return Hierarchy(2, {c: parent for c in CONTROLLERS if c in enabled})
+    parents: dict[str, Path] = {}
+    for point, fstype, options in mounts:
+        if fstype != "cgroup":
             continue
-        parent = root / PARENT
-        try:
-            parent.mkdir(exist_ok=True)
-            if root == V2_ROOT:
-                _enable_v2_pids(parent)
-            probe = parent / f"probe-{os.getpid()}"
-            probe.mkdir(exist_ok=True)
-            probe.rmdir()
-        except OSError:
-            continue
-        return parent
-    return None
+        for controller in CONTROLLERS:
+            if controller in options and controller not in parents:
+                parent = Path(point) / PARENT
+                try:
+                    parent.mkdir(exist_ok=True)
+                    probe = parent / f"probe-{os.getpid()}"
+                    probe.mkdir(exist_ok=True)
+                    probe.rmdir()
+                except OSError:
+                    continue
+                parents[controller] = parent
+    return Hierarchy(1, parents) if parents else None
 
 
-def _has_pids(root: Path) -> bool:
-    if root == V1_ROOT:
-        return (root / "pids.max").exists() or (root / "cgroup.procs").exists()
-    controllers = root / "cgroup.controllers"
-    try:
-        return "pids" in controllers.read_text().split()
-    except OSError:
-        return False
+def missing() -> tuple[str, ...]:
+    """The controllers a run goes without here (all of them when there is no hierarchy)."""
+    h = hierarchy()
+    return tuple(c for c in CONTROLLERS if h is None or c not in h.parents)
 
 
-def _enable_v2_pids(parent: Path) -> None:
-    for node in (V2_ROOT, parent):
-        ctl = node / "cgroup.subtree_control"
-        if "pids" not in ctl.read_text().split():
-            ctl.write_text("+pids")
+class RunCgroup:
+    """One run's cgroup(s): join by writing a pid to each of `procs_files`; kill, then remove."""
 
+    _seq = itertools.count()
 
-class PidsCgroup:
-    """One run's cgroup: join it by writing a pid to `procs_file`; kill and remove it at the end."""
-
-    def __init__(self, path: Path) -> None:
-        self.path = path
+    def __init__(self, hier: Hierarchy, dirs: dict[str, Path]) -> None:
+        self.hierarchy = hier
+        self.dirs = dirs
+        """controller -> this run's directory (v2: one directory for all)."""
 
     @classmethod
-    def create(cls, name: str, max_procs: int) -> PidsCgroup | None:
-        """A fresh cgroup limited to `max_procs` processes, or None where cgroups are unusable."""
-        parent = cgroup_parent()
-        if parent is None:
+    def create(cls, max_procs: int, memory_bytes: int, cpus: float = 1.0) -> RunCgroup | None:
+        """A fresh cgroup with the limits set, or None where no hierarchy is usable."""
+        hier = hierarchy()
+        if hier is None:
             return None
-        path = parent / name
+        name = f"{os.getpid()}.{next(cls._seq)}"
+        made: dict[str, Path] = {}
         try:
-            path.mkdir()
-            (path / "pids.max").write_text(str(max_procs))
+            for controller, parent in hier.parents.items():
+                path = parent / name
+                if path not in made.values():
+                    path.mkdir()
+                made[controller] = path
+            group = cls(hier, made)
+            group._limit(max_procs, memory_bytes, cpus)
         except OSError:
+            for path in set(made.values()):
+                _rmdir(path)
             return None
-        return cls(path)
+        return group
+
+    def _limit(self, max_procs: int, memory_bytes: int, cpus: float) -> None:
+        d = self.dirs
+        quota = max(1000, int(CPU_PERIOD_US * cpus))
+        if "pids" in d:
+            (d["pids"] / "pids.max").write_text(str(max_procs))
+        if self.hierarchy.version == 2:
+            if "memory" in d:
+                (d["memory"] / "memory.max").write_text(str(memory_bytes))
+                _write_if_present(d["memory"] / "memory.swap.max", "0")
+            if "cpu" in d:
+                (d["cpu"] / "cpu.max").write_text(f"{quota} {CPU_PERIOD_US}")
+            return
+        if "memory" in d:
+            (d["memory"] / "memory.limit_in_bytes").write_text(str(memory_bytes))
+            _write_if_present(d["memory"] / "memory.memsw.limit_in_bytes", str(memory_bytes))
+        if "cpu" in d:
+            (d["cpu"] / "cpu.cfs_period_us").write_text(str(CPU_PERIOD_US))
+            (d["cpu"] / "cpu.cfs_quota_us").write_text(str(quota))
 
     @property
-    def procs_file(self) -> Path:
-        """Writing a pid here moves that process (and its future children) into the cgroup."""
-        return self.path / "cgroup.procs"
+    def procs_files(self) -> tuple[Path, ...]:
+        """Writing a pid to each of these moves that process (and its children) in."""
+        return tuple(p / "cgroup.procs" for p in sorted(set(self.dirs.values())))
+
+    @property
+    def controllers(self) -> tuple[str, ...]:
+        """The controllers that bind this run."""
+        return tuple(c for c in CONTROLLERS if c in self.dirs)
 
     def members(self) -> list[int]:
-        """Pids currently in the cgroup (zombies included until they are reaped)."""
+        """Pids currently in the run (zombies included until they are reaped)."""
+        found: set[int] = set()
+        for procs in self.procs_files:
+            try:
+                found.update(int(line) for line in procs.read_text().split())
+            except OSError:
+                continue
+        return sorted(found)
+
+    def oom_kills(self) -> int:
+        """How many processes the memory limit killed in this run so far."""
+        d = self.dirs.get("memory")
+        if d is None:
+            return 0
+        events = d / ("memory.events" if self.hierarchy.version == 2 else "memory.oom_control")
         try:
-            text = self.procs_file.read_text()
-        except OSError:
-            return []
-        return [int(line) for line in text.split()]
+            for line in events.read_text().splitlines():
+                key, _, value = line.partition(" ")
+                if key == "oom_kill":
+                    return int(value)
+        except (OSError, ValueError):
+            pass
+        return 0
 
     def kill_all(self, deadline: float) -> None:
         """SIGKILL members until none is left alive or `deadline` (monotonic) passes."""
+        kill_file = self.dirs.get("pids", next(iter(self.dirs.values()))) / "cgroup.kill"
+        if self.hierarchy.version == 2:
+            _write_if_present(kill_file, "1")
         while True:
             alive = [p.pid for p in _procfs.live(self.members())]
             if not alive or time.monotonic() > deadline:
@@ -104,15 +219,59 @@ class PidsCgroup:
             time.sleep(0.002)
 
     def remove(self, deadline: float) -> bool:
-        """Remove the cgroup once its last member has been reaped; False if it stayed busy."""
-        while True:
-            try:
-                self.path.rmdir()
-                return True
-            except FileNotFoundError:
-                return True
-            except OSError:
+        """Remove the cgroup(s) once the last member is reaped; False if one stayed busy."""
+        done = True
+        for path in sorted(set(self.dirs.values())):
+            while not _rmdir(path):
                 if time.monotonic() > deadline:
-                    return False
+                    done = False
+                    break
                 self.kill_all(deadline)
                 time.sleep(0.005)
+        return done
+
+
+def _write_if_present(path: Path, value: str) -> None:
+    try:
+        path.write_text(value)
+    except FileNotFoundError:
+        pass
+
+
+def _rmdir(path: Path) -> bool:
+    try:
+        path.rmdir()
+    except FileNotFoundError:
+        return True
+    except OSError:
+        return False
+    return True
+
+
+def reap_stale(alive: frozenset[int] = frozenset()) -> int:
+    """Kill and remove run cgroups whose owner process is gone (a killed boundary-audit).
+
+    A run cgroup is named `<owner pid>.<n>`; one whose owner is not running (and is not in
+    `alive`, the owners known to be live) is stale. Returns how many were removed.
+    """
+    hier = hierarchy()
+    if hier is None:
+        return 0
+    removed = 0
+    for parent in hier.dirs:
+        try:
+            names = os.listdir(parent)
+        except OSError:
+            continue
+        for name in names:
+            owner, dot, _ = name.partition(".")
+            path = parent / name
+            if not (dot and owner.isdigit() and path.is_dir()):
+                continue
+            pid = int(owner)
+            if pid in alive or pid == os.getpid() or _procfs.read_proc(pid) is not None:
+                continue
+            stale = RunCgroup(hier, {c: path for c in CONTROLLERS if hier.parents.get(c) == parent})
+            stale.kill_all(time.monotonic() + 2.0)
+            removed += stale.remove(time.monotonic() + 2.0)
+    return removed

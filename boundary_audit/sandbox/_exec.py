@@ -98,11 +98,14 @@ def spawn(
     grace_s: float,
     sweep: Sweep,
     status: StatusPipe | None = None,
+    extra_fds: Sequence[int] = (),
 ) -> Spawned:
-    """Run `argv` confined as described in the module docstring; never raises for the program."""
+    """Run `argv` confined as described in the module docstring; never raises for the program.
+
+    `extra_fds` are passed to the child by number (bwrap's seccomp program)."""
     start = time.monotonic()
     try:
-        proc = _popen(argv, env, cwd, stdin, status)
+        proc = _popen(argv, env, cwd, stdin, status, extra_fds)
     except _ArgvTooLong as exc:
         # The reply itself is the argument the kernel refused: what any harness that passes it
         # in argv gets. A shell reports a failed exec as 126; so does this run.
@@ -159,6 +162,7 @@ def _popen(
     cwd: Path,
     stdin: bytes | None,
     status: StatusPipe | None,
+    extra_fds: Sequence[int] = (),
 ) -> subprocess.Popen[bytes]:
     try:
         return popen(
@@ -170,7 +174,7 @@ def _popen(
             env=dict(env),
             start_new_session=True,
             umask=0o022,
-            pass_fds=(status.write_fd,) if status is not None else (),
+            pass_fds=((status.write_fd,) if status is not None else ()) + tuple(extra_fds),
         )
     except FileNotFoundError as exc:
         raise EnvironmentUnavailable(f"sandbox: program not found: {argv[0]}") from exc

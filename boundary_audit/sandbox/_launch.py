@@ -2,9 +2,12 @@
 
 Two pieces:
 
-- `limit_prefix`: host side. Joins the run's pids cgroup (`echo $$ > cgroup.procs`, then exec)
-  and applies RLIMIT_CPU / RLIMIT_AS / RLIMIT_FSIZE / RLIMIT_NPROC / no core files through
-  util-linux `prlimit`, which takes exact byte values (the shells' `ulimit` units differ).
+- `limit_prefix`: host side. Joins the run's cgroup (`echo $$` into each controller's
+  `cgroup.procs`, then exec), applies RLIMIT_CPU / RLIMIT_AS / RLIMIT_FSIZE / RLIMIT_NPROC /
+  no core files through util-linux `prlimit`, which takes exact byte values (the shells'
+  `ulimit` units differ), and drops to the workspace's identity (`identity.drop_prefix`) as the
+  last step, so the run itself never holds root. A failure to join is reported on stderr as
+  `boundary-audit: cannot join the run's cgroup` with exit 125 before anything runs.
 - `REAPER`: sandbox side, a bash program (bash because the status descriptor's number may
   exceed 9, which dash cannot redirect), run as pid 1 of the run's own pid namespace (bwrap
   `--as-pid-1`, a container's entry point). It runs the argv with the status descriptor
@@ -26,10 +29,16 @@ import functools
 import shutil
 from collections.abc import Mapping
 
-from boundary_audit.sandbox._cgroup import PidsCgroup
+from boundary_audit.sandbox._cgroup import RunCgroup
+from boundary_audit.sandbox.identity import Identity, drop_prefix
 from boundary_audit.sandbox.interface import Limits
 
-JOIN_CGROUP = 'echo $$ > "$0" && exec "$@"'
+JOIN_CGROUP = (
+    'while [ "$1" != -- ]; do echo $$ > "$1" || '
+    '{ echo "boundary-audit: cannot join the run\'s cgroup ($1)" >&2; exit 125; }; '
+    'shift; done; shift; exec "$@"'
+)
+JOIN_FAILED = b"boundary-audit: cannot join the run's cgroup"
 
 REAPER = r"""status=$1 input=$2 drop=" $3 "; shift 3
 case $status in *[!0-9]*) exec {fd}>"$status" ;; *) fd=$status ;; esac
@@ -78,21 +87,27 @@ def rlimit_argv(limits: Limits, prlimit: str = "prlimit") -> list[str]:
 
 
 def limit_prefix(
-    limits: Limits, cgroup: PidsCgroup | None, env: Mapping[str, str] | None = None
+    limits: Limits,
+    cgroup: RunCgroup | None,
+    env: Mapping[str, str] | None = None,
+    ident: Identity | None = None,
+    groups: tuple[int, ...] = (),
 ) -> list[str]:
-    """The host-side argv prefix that joins `cgroup` and applies the rlimits of `limits`.
+    """The host-side argv prefix: join `cgroup`, apply the rlimits of `limits`, become `ident`.
 
     The joining shell exports PWD (dash always does); unless `env` sets PWD itself, `env -u`
     removes it again so that the command sees exactly `env`.
     """
     prefix: list[str] = []
     if cgroup is not None:
-        prefix += ["/bin/sh", "-c", JOIN_CGROUP, str(cgroup.procs_file)]
+        prefix += ["/bin/sh", "-c", JOIN_CGROUP, "ba-join", *map(str, cgroup.procs_files), "--"]
         if env is not None and "PWD" not in env:
             prefix += ["/usr/bin/env", "-u", "PWD"]
     tool = prlimit_path()
     if tool is not None:
         prefix += rlimit_argv(limits, tool)
+    if ident is not None and ident.uid >= 0:
+        prefix += drop_prefix(ident, groups)
     return prefix
 
 

@@ -26,7 +26,12 @@ class Limits:
     grace_s: float = 2.0
     """How long teardown may take after the timeout before it counts as a sandbox failure."""
     cpu_s: int = 30
+    """CPU seconds per process (RLIMIT_CPU)."""
     memory_bytes: int = 1 << 30
+    """Memory of the run as a whole, its tmpfs pages (the workspace) included, where a memory
+    cgroup binds it; per process (RLIMIT_AS) besides."""
+    cpus: float = 1.0
+    """CPUs' worth of time the run as a whole may use per period (a cgroup CPU quota)."""
     max_procs: int = 256
     output_bytes: int = 1 << 20
     """Cap on captured stdout and on stderr, each."""
@@ -64,6 +69,12 @@ class Workspace:
     workspace made by hand (tests); `layout.remove_workspace` closes it."""
     obs_fd: int = -1
     """The same for `obs`."""
+    uid: int = -1
+    """The host uid every process of this workspace runs as (`identity`); -1 means the
+    invoking user (a workspace made by hand)."""
+    gid: int = -1
+    adopted: bool = False
+    """True once the workspace's files were given to `uid` (`layout.adopt_workspace`)."""
 
 
 @dataclass(frozen=True)
@@ -80,6 +91,9 @@ class ExecResult:
     duration_s: float = 0.0
     escaped_killed: int = 0
     """Processes that outlived the run (setsid, double fork) and were killed by teardown."""
+    limits_hit: tuple[str, ...] = ()
+    """The run-wide limits the reply ran into (`"memory"`: the cgroup OOM-killed in the run):
+    the reply's own failure, reported in its reason."""
 
 
 BASE_PATH = "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"
@@ -112,6 +126,32 @@ class Sandbox(ABC):
     def exposed(self) -> tuple[str, ...]:
         """The host paths passed to `expose`, resolved and sorted."""
         return tuple(sorted(self._exposed))
+
+    _granted: frozenset[int] = frozenset()
+
+    def grant(self, sockets: Iterable[str | Path]) -> None:
+        """Let later runs connect to these unix sockets of the host (a harness's own Docker
+        engine): each is given to the access group (`identity.access_gid`), mode 0660, its
+        directory made searchable by that group, and runs get that group. Only for a socket
+        boundary-audit itself serves; a reply that reaches it has what the harness has."""
+        from boundary_audit.sandbox import identity
+
+        gid = identity.access_gid()
+        for sock in sockets:
+            if os.geteuid() == 0:
+                os.chown(sock, -1, gid)
+                os.chmod(sock, 0o660)
+                parent = os.path.dirname(os.path.realpath(sock))
+                st = os.stat(parent)
+                if st.st_gid != gid or not st.st_mode & 0o010:
+                    os.chown(parent, -1, gid)
+                    os.chmod(parent, (st.st_mode & 0o7777) | 0o010)
+            self._granted = self._granted | {gid}
+
+    @property
+    def granted_groups(self) -> tuple[int, ...]:
+        """The supplementary groups runs get (see `grant`), sorted."""
+        return tuple(sorted(self._granted)) if os.geteuid() == 0 else ()
 
     @abstractmethod
     @contextmanager

@@ -33,6 +33,7 @@ import tempfile
 import uuid
 from pathlib import Path
 
+from boundary_audit.sandbox import identity, store
 from boundary_audit.sandbox.interface import Workspace
 
 SUBDIRS = ("work", "home", "obs", "bin")
@@ -40,11 +41,24 @@ INNER_ROOT = "/tmp"
 INNER_BIN = "/usr/local/sbin"
 
 
-def new_workspace(*, fixed_inner: bool, parent: Path | None = None) -> Workspace:
-    """Create the host directories of a fresh workspace; inner paths fixed under /tmp or not."""
-    root = Path(tempfile.mkdtemp(prefix="ba-run-", dir=parent))
-    for name in SUBDIRS:
-        (root / name).mkdir()
+def new_workspace(
+    *, fixed_inner: bool, parent: Path | None = None, own_identity: bool = True
+) -> Workspace:
+    """Create the host directories of a fresh workspace; inner paths fixed under /tmp or not.
+
+    The root is a fresh directory in this process's workspace store (`store`, or `parent`),
+    and the workspace gets an identity of its own (`identity.acquire`), given back by
+    `remove_workspace`. Its files are given to that identity before the first run
+    (`adopt_workspace`), once the fixture is written.
+    """
+    ident = identity.acquire(own=own_identity)
+    try:
+        root = Path(tempfile.mkdtemp(prefix="ba-run-", dir=parent or store.store().path))
+        for name in SUBDIRS:
+            (root / name).mkdir()
+    except BaseException:
+        identity.release(ident)
+        raise
     inner = Path(INNER_ROOT) if fixed_inner else root
     return Workspace(
         run_id=uuid.uuid4().hex,
@@ -61,7 +75,31 @@ def new_workspace(*, fixed_inner: bool, parent: Path | None = None) -> Workspace
         inner_tmp=str(inner),
         work_fd=open_dir(root / "work"),
         obs_fd=open_dir(root / "obs"),
+        uid=ident.uid,
+        gid=ident.gid,
     )
+
+
+def adopt_workspace(ws: Workspace) -> None:
+    """Give the workspace (all but `bin/`, which stays the host's) to its identity, once.
+
+    The backends call this at the start of every run; only the first call walks the tree,
+    which then holds only what the host wrote (the fixture). Files a transport adds later go
+    through `give`.
+    """
+    if ws.adopted:
+        return
+    ident = identity.Identity(ws.uid, ws.gid)
+    identity.give(ws.root, ident)
+    for name in SUBDIRS:
+        if name != "bin":
+            identity.adopt(ws.root / name, ident)
+    ws.adopted = True
+
+
+def give(ws: Workspace, path: Path) -> None:
+    """Give one host-written entry of workspace `ws` to the workspace's identity."""
+    identity.give(path, identity.Identity(ws.uid, ws.gid))
 
 
 def open_dir(path: Path) -> int:
@@ -87,7 +125,10 @@ def remove_workspace(ws: Workspace) -> None:
         if fd >= 0:
             os.close(fd)
     ws.work_fd = ws.obs_fd = -1
-    _rmtree(ws.root)
+    try:
+        identity.release(identity.Identity(ws.uid, ws.gid))
+    finally:
+        _rmtree(ws.root)
 
 
 def _rmtree(root: Path) -> None:

@@ -16,20 +16,21 @@ yields a loud notice. What it does guarantee, like the isolating backends:
 
 from __future__ import annotations
 
-import itertools
 import time
 from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
 
 from boundary_audit import _subprocess
-from boundary_audit.sandbox import _exec, _procfs, layout
-from boundary_audit.sandbox._cgroup import PidsCgroup, cgroup_parent
-from boundary_audit.sandbox._launch import limit_prefix, prlimit_path
-from boundary_audit.sandbox.interface import ExecResult, Limits, Sandbox, Workspace
+from boundary_audit.errors import SandboxError
+from boundary_audit.sandbox import _cgroup, _exec, _procfs, layout
+from boundary_audit.sandbox._cgroup import RunCgroup
+from boundary_audit.sandbox._launch import JOIN_FAILED, limit_prefix, prlimit_path
+from boundary_audit.sandbox.interface import ExecResult, Sandbox, Workspace
 
 WARNING = (
-    "sandbox 'tempdir' gives NO isolation: a hostile reply can write outside its work dir, "
-    "read your files and reach the network; use bwrap or docker for untrusted replies"
+    "sandbox 'tempdir' gives NO isolation: replies run as you, and a hostile reply can write "
+    "outside its work dir, read your files and reach the network; use bwrap or docker for "
+    "untrusted replies"
 )
 
 
@@ -39,21 +40,13 @@ class TempdirSandbox(Sandbox):
     name = "tempdir"
     isolated = False
 
-    _runs = itertools.count()
-
-    def __init__(self, limits: Limits | None = None, *, fallback_reason: str | None = None) -> None:
-        super().__init__(limits)
-        self.fallback_reason = fallback_reason
-        """Why `auto` fell back to this backend (bwrap's failure), or None if chosen."""
-
     def notices(self) -> tuple[str, ...]:
         found = [WARNING]
-        if self.fallback_reason:
-            found.insert(0, f"falling back to sandbox 'tempdir': {self.fallback_reason}")
-        if cgroup_parent() is None:
+        if _cgroup.missing():
             found.append(
-                "no writable pids cgroup: the process-count limit does not bind root, and "
-                "escaped processes are found only by their BA_RUN_ID environment marker"
+                f"no writable cgroup controller for {', '.join(_cgroup.missing())}: those "
+                "limits apply per process only, and escaped processes are found only by "
+                "their BA_RUN_ID environment marker"
             )
         if prlimit_path() is None:
             found.append("prlimit not found: CPU, memory and file-size limits are not applied")
@@ -61,7 +54,7 @@ class TempdirSandbox(Sandbox):
 
     @contextmanager
     def workspace(self) -> Iterator[Workspace]:
-        ws = layout.new_workspace(fixed_inner=False)
+        ws = layout.new_workspace(fixed_inner=False, own_identity=False)
         try:
             yield ws
         finally:
@@ -77,7 +70,8 @@ class TempdirSandbox(Sandbox):
         env: Mapping[str, str] | None = None,
     ) -> ExecResult:
         full_env = {**self.base_env(ws), **(env or {})}
-        cgroup = PidsCgroup.create(f"{ws.run_id}-{next(self._runs)}", self.limits.max_procs)
+        lim = self.limits
+        cgroup = RunCgroup.create(lim.max_procs, lim.memory_bytes, lim.cpus)
         marker = f"BA_RUN_ID={ws.run_id}".encode()
         try:
             done = _exec.spawn(
@@ -90,9 +84,12 @@ class TempdirSandbox(Sandbox):
                 grace_s=self.limits.grace_s,
                 sweep=lambda pid, timed_out: self._sweep(pid, timed_out, cgroup, marker),
             )
+            oom = cgroup is not None and cgroup.oom_kills() > 0
         finally:
             if cgroup is not None:
                 cgroup.remove(time.monotonic() + self.limits.grace_s)
+        if done.stderr.startswith(JOIN_FAILED):
+            raise SandboxError(done.stderr.decode("utf-8", "replace").strip())
         return ExecResult(
             exit_code=_exec.signal_status(done.returncode),
             stdout=done.stdout,
@@ -101,10 +98,11 @@ class TempdirSandbox(Sandbox):
             truncated=done.truncated,
             duration_s=done.duration_s,
             escaped_killed=done.escaped,
+            limits_hit=("memory",) if oom else (),
         )
 
     def _sweep(
-        self, main_pid: int, timed_out: bool, cgroup: PidsCgroup | None, marker: bytes
+        self, main_pid: int, timed_out: bool, cgroup: RunCgroup | None, marker: bytes
     ) -> int:
         """Kill the group, the cgroup and the marked processes; count the escapees."""
         marked = set(_procfs.pids_with_marker(marker))

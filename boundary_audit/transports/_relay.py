@@ -16,6 +16,7 @@ class UnixRelay:
     """Listens on a unix socket (in a run's workspace) and relays each stream to sshd's port."""
 
     def __init__(self, path: str, port: int) -> None:
+        self.path = path
         self.port = port
         self._listener = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
         self._listener.bind(path)

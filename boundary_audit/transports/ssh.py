@@ -34,6 +34,7 @@ from dataclasses import fields
 from pathlib import Path
 
 from boundary_audit.errors import UsageError
+from boundary_audit.sandbox import layout
 from boundary_audit.sandbox.interface import ExecResult, Sandbox, Workspace
 from boundary_audit.services import sshd
 from boundary_audit.taxonomy import BoundaryClass
@@ -155,6 +156,9 @@ class SshTransport(Transport):
         per_reply = reply_timeout(self.params, sandbox)
         remote = _RemoteRuns(ws, sandbox, per_reply)
         relay = UnixRelay(str(host_dir / "relay.sock"), service.port)
+        # The client runs as the workspace's own uid: what the host wrote is given to it.
+        for path in (host_dir, host_dir / "ssh_config", host_dir / "client_key", relay.path):
+            layout.give(ws, Path(path))
         service.register(token, remote)
         q, shell = str(self.params["quoting"]), str(self.params["local_shell"])
         config = f"{inner_dir}/ssh_config"

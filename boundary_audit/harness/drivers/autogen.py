@@ -140,6 +140,9 @@ class AutoGenHarness(HarnessTransport):
         extra = [self.docker.socket.parent] if self._docker_mode() else []
         return [*super().exposed_paths(), *extra]
 
+    def granted_sockets(self) -> list[Path]:
+        return [self.docker.socket] if self._docker_mode() else []
+
     def after_run(self, ws: Workspace) -> None:
         if self._docker_mode():
             self.docker.remove(container_name(ws))

@@ -1,0 +1,509 @@
+"""The supervisor: everything a boundary-audit process starts that could outlive it is owned here.
+
+A run leaves things behind when its owner dies without its `finally` blocks: daemons (sshd,
+dockerd), containers on an engine, the workspace store's mount, cgroups, a sandbox uid's
+processes, git children of a clone. So each of them is *registered* in the process's ledger,
+`<state dir>/owners/<pid>.<start time>.jsonl`, one JSON line per resource and one per release:
+
+- on normal exit (atexit) and on SIGTERM/SIGHUP (turned into `Terminated`, so that every
+  `finally` runs first) the process reaps what is still registered and deletes its ledger;
+- after `kill -9` a *guardian* does it: a small process started with the first registration,
+  in its own session (Ctrl-C does not reach it), that blocks on a pipe from its owner and
+  reaps the owner's ledger when that pipe closes, i.e. when the owner is gone however it died;
+- if the guardian died too (`kill -9` of both), the next boundary-audit that registers
+  anything reaps every ledger whose owner is no longer running (`reap_stale`).
+
+What a resource is and how it is reaped is data (`kind` + fields), handled by `_REAPERS`:
+`process` (a daemon: SIGTERM then SIGKILL of its process group, only if the pid still has the
+recorded start time), `mount` (lazy unmount, then the directory), `tree` (a directory),
+`cgroup` (its members killed, the directory removed), `uid` (every process of a sandbox uid
+killed), `container` (removed through the engine's socket), `lease` (a shared daemon's lease
+file removed; the daemon stopped when no live lease is left). Reaping never raises: what
+cannot be reaped is left for the next reap and said on stderr of the guardian's log.
+
+A shared daemon (one private Docker engine for every boundary-audit process of a user) is
+reference-counted through lease files (`Shared`): each user holds a lease; the one that drops
+the last lease of a daemon that boundary-audit started stops it.
+"""
+
+from __future__ import annotations
+
+import atexit
+import contextlib
+import ctypes
+import errno
+import fcntl
+import json
+import os
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import threading
+import time
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import Any
+
+from boundary_audit._subprocess import popen
+
+ENV_STATE = "BOUNDARY_AUDIT_STATE_DIR"
+MNT_DETACH = 2
+
+
+class Terminated(KeyboardInterrupt):
+    """SIGTERM or SIGHUP arrived: unwind like Ctrl-C, so every `finally` cleans up."""
+
+    def __init__(self, signum: int) -> None:
+        super().__init__(signal.Signals(signum).name)
+        self.signum = signum
+
+
+_STATE: Path | None = None
+
+
+def state_dir() -> Path:
+    """The per-user directory of ledgers and leases (created with mode 0700).
+
+    `BOUNDARY_AUDIT_STATE_DIR`, else `<user cache>/boundary-audit/state`; resolved once per
+    process, so that a later change of $HOME cannot move a ledger the guardian watches."""
+    global _STATE
+    if _STATE is None:
+        override = os.environ.get(ENV_STATE)
+        if override:
+            _STATE = Path(override).absolute()
+        else:
+            import platformdirs
+
+            _STATE = platformdirs.user_cache_path("boundary-audit") / "state"
+    _STATE.mkdir(mode=0o700, parents=True, exist_ok=True)
+    return _STATE
+
+
+def start_time(pid: int) -> int | None:
+    """The kernel's start time of `pid` (clock ticks since boot), or None if it is gone."""
+    try:
+        raw = Path(f"/proc/{pid}/stat").read_bytes().decode("ascii", "replace")
+    except OSError:
+        return None
+    fields = raw.rpartition(")")[2].split()
+    try:
+        return int(fields[19])
+    except (IndexError, ValueError):
+        return None
+
+
+def alive(pid: int, started: int | None) -> bool:
+    """True if `pid` runs and (when `started` is given) is the same process as recorded."""
+    now = start_time(pid)
+    return now is not None and (started is None or now == started)
+
+
+# -- reaping one resource --------------------------------------------------------------------
+
+
+def _reap_process(rec: dict[str, Any]) -> None:
+    pid, started = int(rec["pid"]), rec.get("start")
+    if not alive(pid, started):
+        return
+    target = -pid if rec.get("group", True) else pid
+    with contextlib.suppress(ProcessLookupError, PermissionError):
+        os.kill(target, signal.SIGTERM)
+    deadline = time.monotonic() + float(rec.get("grace", 5.0))
+    while alive(pid, started) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    with contextlib.suppress(ProcessLookupError, PermissionError):
+        os.kill(target, signal.SIGKILL)
+
+
+def _rmtree(path: Path) -> None:
+    if not path.exists() and not path.is_symlink():
+        return
+    for top, dirs, _files in os.walk(path, followlinks=False):
+        for d in dirs:
+            with contextlib.suppress(OSError):
+                os.chmod(os.path.join(top, d), 0o700, follow_symlinks=False)
+    shutil.rmtree(path, ignore_errors=True)
+
+
+def unmount(path: Path) -> bool:
+    """Lazily unmount `path` (umount2 MNT_DETACH); True if it is no longer a mount point."""
+    libc = ctypes.CDLL(None, use_errno=True)
+    if libc.umount2(os.fsencode(path), MNT_DETACH) != 0:
+        err = ctypes.get_errno()
+        return err in (errno.EINVAL, errno.ENOENT)
+    return True
+
+
+def _reap_mount(rec: dict[str, Any]) -> None:
+    path = Path(rec["path"])
+    unmount(path)
+    _rmtree(path)
+
+
+def _reap_tree(rec: dict[str, Any]) -> None:
+    _rmtree(Path(rec["path"]))
+
+
+def _reap_cgroup(rec: dict[str, Any]) -> None:
+    path = Path(rec["path"])
+    deadline = time.monotonic() + 5.0
+    while True:
+        try:
+            pids = [int(p) for p in (path / "cgroup.procs").read_text().split()]
+        except OSError:
+            pids = []
+        for pid in pids:
+            with contextlib.suppress(ProcessLookupError, PermissionError):
+                os.kill(pid, signal.SIGKILL)
+        try:
+            path.rmdir()
+            return
+        except FileNotFoundError:
+            return
+        except OSError:
+            if time.monotonic() > deadline:
+                return
+            time.sleep(0.01)
+
+
+def _reap_uid(rec: dict[str, Any]) -> None:
+    from boundary_audit.sandbox.identity import kill_uid
+
+    kill_uid(int(rec["uid"]))
+
+
+def engine_request(sock: str, method: str, path: str, timeout: float = 10.0) -> int:
+    """One HTTP/1.0 request to a Docker engine's unix socket; the status code (0 on failure)."""
+    try:
+        with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as s:
+            s.settimeout(timeout)
+            s.connect(sock)
+            s.sendall(f"{method} {path} HTTP/1.0\r\nHost: docker\r\n\r\n".encode())
+            head = s.recv(64).decode("latin-1", "replace")
+    except OSError:
+        return 0
+    parts = head.split()
+    return int(parts[1]) if len(parts) > 1 and parts[1].isdigit() else 0
+
+
+def _reap_container(rec: dict[str, Any]) -> None:
+    engine_request(rec["socket"], "DELETE", f"/containers/{rec['id']}?force=1&v=1")
+
+
+def _reap_lease(rec: dict[str, Any]) -> None:
+    Shared(Path(rec["dir"])).drop(Path(rec["lease"]))
+
+
+_REAPERS: dict[str, Callable[[dict[str, Any]], None]] = {
+    "process": _reap_process,
+    "mount": _reap_mount,
+    "tree": _reap_tree,
+    "cgroup": _reap_cgroup,
+    "uid": _reap_uid,
+    "container": _reap_container,
+    "lease": _reap_lease,
+}
+"""How each kind of resource is reaped; the order of REAP_ORDER is the order of teardown."""
+
+REAP_ORDER = ("container", "process", "uid", "cgroup", "lease", "mount", "tree")
+"""Containers and processes first (they hold mounts and workspaces), directories last."""
+
+
+def reap_records(records: list[dict[str, Any]]) -> None:
+    """Reap `records` (each `{"kind": ..., ...}`) in REAP_ORDER; never raises."""
+    rank = {k: i for i, k in enumerate(REAP_ORDER)}
+    for rec in sorted(records, key=lambda r: rank.get(str(r.get("kind")), len(rank))):
+        reaper = _REAPERS.get(str(rec.get("kind")))
+        if reaper is None:
+            continue
+        try:
+            reaper(rec)
+        except Exception as exc:  # noqa: BLE001 - a reaper must never stop the others
+            sys.stderr.write(f"boundary-audit supervisor: could not reap {rec}: {exc}\n")
+
+
+def read_ledger(path: Path) -> list[dict[str, Any]]:
+    """The resources of a ledger file that were registered and not released."""
+    live: dict[int, dict[str, Any]] = {}
+    try:
+        lines = path.read_text("utf-8", "replace").splitlines()
+    except OSError:
+        return []
+    for line in lines:
+        try:
+            rec = json.loads(line)
+        except ValueError:
+            continue  # a line cut by the owner's death
+        if not isinstance(rec, dict) or not isinstance(rec.get("id"), int):
+            continue
+        if rec.get("kind") == "released":
+            live.pop(rec["id"], None)
+        else:
+            live[rec["id"]] = rec
+    return list(live.values())
+
+
+def reap_ledger(path: Path) -> None:
+    """Reap everything a ledger holds, then delete the ledger."""
+    reap_records(read_ledger(path))
+    with contextlib.suppress(FileNotFoundError):
+        path.unlink()
+
+
+def _owner_of(path: Path) -> tuple[int, int | None] | None:
+    pid, dot, started = path.name.removesuffix(".jsonl").partition(".")
+    if not pid.isdigit():
+        return None
+    return int(pid), int(started) if dot and started.isdigit() else None
+
+
+def reap_stale() -> int:
+    """Reap the ledgers of boundary-audit processes that are gone; how many ledgers."""
+    owners = state_dir() / "owners"
+    if not owners.is_dir():
+        return 0
+    count = 0
+    for path in sorted(owners.glob("*.jsonl")):
+        owner = _owner_of(path)
+        if owner is None or owner[0] == os.getpid() or alive(*owner):
+            continue
+        reap_ledger(path)
+        count += 1
+    from boundary_audit.sandbox import _cgroup, identity
+
+    _cgroup.reap_stale()
+    identity.release_stale()
+    return count
+
+
+# -- the ledger of this process --------------------------------------------------------------
+
+
+class Ledger:
+    """This process's registrations; the guardian reaps them if the process dies."""
+
+    def __init__(self) -> None:
+        me = os.getpid()
+        owners = state_dir() / "owners"
+        owners.mkdir(mode=0o700, exist_ok=True)
+        self.path = owners / f"{me}.{start_time(me)}.jsonl"
+        self._lock = threading.Lock()
+        self._next = 0
+        self._live: dict[int, dict[str, Any]] = {}
+        self._fd = os.open(self.path, os.O_WRONLY | os.O_CREAT | os.O_APPEND | os.O_CLOEXEC, 0o600)
+        self._guard: subprocess.Popen[bytes] | None = None
+        self._guard_pipe = -1
+        self._start_guardian()
+
+    def _start_guardian(self) -> None:
+        read_end, write_end = os.pipe()
+        os.set_inheritable(read_end, True)
+        try:
+            log = os.open(self.path.with_suffix(".log"), os.O_WRONLY | os.O_CREAT, 0o600)
+            try:
+                # NOTE: cwd "/" so that `-m` cannot pick up a module from wherever we run.
+                self._guard = popen(
+                    [sys.executable, "-s", "-m", "boundary_audit.supervisor", str(self.path)],
+                    stdin=read_end,
+                    stdout=subprocess.DEVNULL,
+                    stderr=log,
+                    cwd="/",
+                    start_new_session=True,
+                    close_fds=True,
+                    env={k: v for k, v in os.environ.items() if k in ("PATH", ENV_STATE)},
+                )
+            finally:
+                os.close(log)
+        except OSError:
+            os.close(write_end)
+            self._guard = None
+        else:
+            fcntl.fcntl(write_end, fcntl.F_SETFD, fcntl.FD_CLOEXEC)
+            self._guard_pipe = write_end
+        finally:
+            os.close(read_end)
+
+    def register(self, kind: str, **fields: Any) -> int:
+        """Record a resource; returns the token that `release` takes."""
+        if kind not in _REAPERS:
+            raise ValueError(f"unknown resource kind {kind!r}")
+        with self._lock:
+            token = self._next
+            self._next += 1
+            rec = {"id": token, "kind": kind, **fields}
+            self._live[token] = rec
+            os.write(self._fd, (json.dumps(rec, sort_keys=True) + "\n").encode())
+        return token
+
+    def release(self, token: int) -> None:
+        """Forget a resource its owner has cleaned up itself."""
+        with self._lock:
+            if self._live.pop(token, None) is None:
+                return
+            os.write(self._fd, (json.dumps({"id": token, "kind": "released"}) + "\n").encode())
+
+    def reap_all(self) -> None:
+        """Reap what is still registered (normal exit), then stop the guardian."""
+        with self._lock:
+            records, self._live = list(self._live.values()), {}
+        reap_records(records)
+        with contextlib.suppress(OSError):
+            os.close(self._fd)
+        with contextlib.suppress(FileNotFoundError):
+            self.path.unlink()
+        with contextlib.suppress(FileNotFoundError):
+            self.path.with_suffix(".log").unlink()
+        if self._guard_pipe >= 0:
+            os.close(self._guard_pipe)
+            self._guard_pipe = -1
+        if self._guard is not None:
+            with contextlib.suppress(subprocess.TimeoutExpired):
+                self._guard.wait(timeout=5)
+
+    @property
+    def guardian_pid(self) -> int | None:
+        """The guardian's pid (for tests), or None where it could not be started."""
+        return self._guard.pid if self._guard is not None else None
+
+
+_LEDGER: Ledger | None = None
+_LEDGER_LOCK = threading.Lock()
+
+
+def ledger() -> Ledger:
+    """This process's ledger; the first call reaps stale ledgers and starts the guardian."""
+    global _LEDGER
+    with _LEDGER_LOCK:
+        if _LEDGER is None or _LEDGER.path.name.split(".")[0] != str(os.getpid()):
+            reap_stale()
+            _LEDGER = Ledger()
+            atexit.register(_at_exit)
+        return _LEDGER
+
+
+def _at_exit() -> None:
+    global _LEDGER
+    with _LEDGER_LOCK:
+        mine, _LEDGER = _LEDGER, None
+    if mine is not None and mine.path.name.split(".")[0] == str(os.getpid()):
+        mine.reap_all()
+
+
+@contextlib.contextmanager
+def owned(kind: str, **fields: Any) -> Iterator[int]:
+    """Register a resource for the duration of a block (released when the block ends)."""
+    book = ledger()
+    token = book.register(kind, **fields)
+    try:
+        yield token
+    finally:
+        book.release(token)
+
+
+def install_signal_handlers() -> None:
+    """SIGTERM and SIGHUP raise `Terminated` in the main thread (call from the main thread)."""
+
+    def _raise(signum: int, _frame: object) -> None:
+        raise Terminated(signum)
+
+    for sig in (signal.SIGTERM, signal.SIGHUP):
+        signal.signal(sig, _raise)
+
+
+# -- shared daemons: reference counting by lease files ---------------------------------------
+
+
+class Shared:
+    """A daemon used by several processes: a lease per user, stopped with the last lease.
+
+    `dir` holds `leases/<pid>.<start>` (one per user), `owner.json` (the daemon's pid and start
+    time, present only when boundary-audit started it) and `lock` (held while leases change).
+    """
+
+    def __init__(self, directory: Path) -> None:
+        self.dir = directory
+        (directory / "leases").mkdir(mode=0o700, parents=True, exist_ok=True)
+
+    @contextlib.contextmanager
+    def locked(self) -> Iterator[None]:
+        """Hold the lease lock for a block."""
+        with open(self.dir / "lock", "w") as fh:
+            fcntl.flock(fh, fcntl.LOCK_EX)
+            yield
+
+    def lease_path(self) -> Path:
+        """This process's lease file."""
+        me = os.getpid()
+        return self.dir / "leases" / f"{me}.{start_time(me)}"
+
+    def take(self) -> Path:
+        """Add this process's lease (call under `locked`)."""
+        path = self.lease_path()
+        path.touch(mode=0o600)
+        return path
+
+    def live_leases(self) -> list[Path]:
+        """Leases whose holder still runs; the others are deleted."""
+        found = []
+        for path in sorted((self.dir / "leases").iterdir()):
+            owner = _owner_of(path)
+            if owner is not None and alive(*owner):
+                found.append(path)
+            else:
+                with contextlib.suppress(FileNotFoundError):
+                    path.unlink()
+        return found
+
+    def set_owner(self, pid: int) -> None:
+        """Record that boundary-audit started the daemon `pid` (call under `locked`)."""
+        (self.dir / "owner.json").write_text(json.dumps({"pid": pid, "start": start_time(pid)}))
+
+    def owner(self) -> dict[str, Any] | None:
+        """The recorded daemon, or None if boundary-audit did not start the running one."""
+        try:
+            data = json.loads((self.dir / "owner.json").read_text())
+        except (OSError, ValueError):
+            return None
+        return data if isinstance(data, dict) and isinstance(data.get("pid"), int) else None
+
+    def drop(self, lease: Path) -> bool:
+        """Remove `lease`; stop the daemon if no live lease is left. True if it was stopped."""
+        with self.locked():
+            with contextlib.suppress(FileNotFoundError):
+                lease.unlink()
+            if self.live_leases():
+                return False
+            owner = self.owner()
+            if owner is None:
+                return False
+            _reap_process({"pid": owner["pid"], "start": owner.get("start"), "grace": 15.0})
+            with contextlib.suppress(FileNotFoundError):
+                (self.dir / "owner.json").unlink()
+            return True
+
+
+def _guard(ledger_path: Path) -> int:
+    """The guardian's body: wait until the owner's end of the pipe closes, then reap."""
+    for sig in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP):
+        signal.signal(sig, signal.SIG_IGN)
+    while True:
+        try:
+            if not os.read(0, 4096):
+                break
+        except InterruptedError:
+            continue
+        except OSError:
+            break
+    if ledger_path.exists():
+        reap_ledger(ledger_path)
+    log = ledger_path.with_suffix(".log")
+    with contextlib.suppress(OSError):
+        if log.stat().st_size == 0:
+            log.unlink()
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(_guard(Path(sys.argv[1])))

@@ -3,6 +3,8 @@
 Every `git`, `bash`, `ssh`, `docker`, `bwrap` or `tmux` call goes through `run()`: the child
 gets its own session (process group), a timeout kills that whole group, output is captured
 with a cap, and failures become typed `BoundaryAuditError`s carrying the program's stderr.
+While it runs, the child's group is registered with the supervisor, so that a boundary-audit
+killed mid-call (a clone downloading) leaves no `git` behind.
 """
 
 from __future__ import annotations
@@ -124,6 +126,10 @@ def run(
         raise EnvironmentUnavailable(f"{label}: program not found: {argv[0]}") from exc
     except PermissionError as exc:
         raise EnvironmentUnavailable(f"{label}: cannot execute {argv[0]}: {exc.strerror}") from exc
+    from boundary_audit import supervisor
+
+    book = supervisor.ledger()
+    token = book.register("process", pid=proc.pid, start=supervisor.start_time(proc.pid))
     out, err = bytearray(), bytearray()
     trunc = [False]
     readers = [
@@ -145,6 +151,7 @@ def run(
             proc.wait(timeout=5)
         except subprocess.TimeoutExpired:  # pragma: no cover - unkillable (D state)
             pass
+        book.release(token)
     for t in readers:
         t.join(timeout=5)
     result = ProcessResult(

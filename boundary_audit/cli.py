@@ -7,16 +7,19 @@ turned into one line on stderr and a documented exit code (see `errors.ExitCode`
 
 from __future__ import annotations
 
+import signal
 import sys
 import tempfile
+import threading
 import traceback
 from pathlib import Path
 
 import typer
 
-from boundary_audit import __version__
+from boundary_audit import __version__, supervisor
 from boundary_audit.commands import COMMANDS
 from boundary_audit.errors import BoundaryAuditError, ExitCode
+from boundary_audit.sandbox import announce_with
 
 app = typer.Typer(
     name="boundary-audit",
@@ -63,15 +66,38 @@ def _internal_error(exc: BaseException) -> int:
     return int(ExitCode.FATAL)
 
 
+def _interrupted(exc: KeyboardInterrupt) -> int:
+    if isinstance(exc, supervisor.Terminated):
+        sys.stderr.write(f"boundary-audit: terminated ({exc.args[0]})\n")
+        return int(ExitCode.TERMINATED)
+    sys.stderr.write("boundary-audit: interrupted\n")
+    return int(ExitCode.INTERRUPTED)
+
+
+def _say(line: str) -> None:
+    sys.stderr.write(f"boundary-audit: {line}\n")
+
+
+def _signalled() -> int | None:
+    signum = supervisor.signalled()
+    if signum is None:
+        return None
+    if signum == signal.SIGINT:
+        return _interrupted(KeyboardInterrupt())
+    return _interrupted(supervisor.Terminated(signum))
+
+
 def main(argv: list[str] | None = None) -> int:
     """Entry point of the console script; returns the process exit code."""
+    if threading.current_thread() is threading.main_thread():
+        supervisor.install_signal_handlers()
+    announce_with(_say)
     try:
         rv = app(args=argv, prog_name="boundary-audit", standalone_mode=False)
     except typer.Exit as exc:
-        return int(exc.exit_code)
+        return _signalled() or int(exc.exit_code)
     except typer.Abort:
-        sys.stderr.write("boundary-audit: interrupted\n")
-        return int(ExitCode.INTERRUPTED)
+        return _signalled() or _interrupted(KeyboardInterrupt())
     except typer.TyperException as exc:  # usage errors of the vendored click
         show = getattr(exc, "show", None)
         if callable(show):
@@ -84,14 +110,15 @@ def main(argv: list[str] | None = None) -> int:
         if exc.hint:
             sys.stderr.write(f"  hint: {exc.hint}\n")
         return int(exc.exit_code)
-    except KeyboardInterrupt:
-        sys.stderr.write("boundary-audit: interrupted\n")
-        return int(ExitCode.INTERRUPTED)
+    except KeyboardInterrupt as exc:
+        return _interrupted(exc)
     except BrokenPipeError:
         return int(ExitCode.OK)
     except Exception as exc:  # noqa: BLE001 - the one place a bug becomes an exit code
         return _internal_error(exc)
-    return int(rv) if isinstance(rv, int) else int(ExitCode.OK)
+    # NOTE: typer turns Ctrl-C (and so our SIGTERM, a KeyboardInterrupt) into a silent
+    # return of 130; the signal that arrived says which it was.
+    return _signalled() or (int(rv) if isinstance(rv, int) else int(ExitCode.OK))
 
 
 if __name__ == "__main__":  # pragma: no cover

@@ -31,7 +31,9 @@ class ExitCode(IntEnum):
     GATE = 10
     """A gate tripped: findings matched --fail-on, or `tasks check` found a broken task."""
     INTERRUPTED = 130
-    """Interrupted by the user (Ctrl-C)."""
+    """Interrupted by the user (Ctrl-C); everything it started was stopped."""
+    TERMINATED = 143
+    """Terminated by SIGTERM or SIGHUP; everything it started was stopped."""
 
 
 class BoundaryAuditError(Exception):

@@ -58,6 +58,8 @@ class ProbeOutcome:
     notes: tuple[str, ...] = ()
     transports: tuple[str, ...] = ()
     """Transport labels that ran (raw first)."""
+    sandbox: str = ""
+    """Where the replies ran (`Sandbox.confinement()`), "" if nothing ran."""
 
 
 def _has(text: str, *patterns: str) -> bool:
@@ -185,10 +187,11 @@ def probe_findings(
         finally:
             for t in transports:
                 t.close()
+        confinement = sandbox.confinement()
     notes = tuple(f"not probed through {s.transport}: {s.reason}" for s in skipped)
     ran = sorted({r.transport for r in records}, key=lambda x: (x != BASELINE, x))
     out = attach_evidence(findings, chosen, records, [s.name for s in sets])
-    return ProbeOutcome(out, notes, tuple(ran))
+    return ProbeOutcome(out, notes, tuple(ran), confinement)
 
 
 def _measured(
@@ -214,4 +217,9 @@ def probe_report(
 ) -> ScanReport:
     """`report` with its model-controlled findings measured (the dynamic step of `scan`)."""
     outcome = probe_findings(report.findings, report.sink_text, settings, progress=progress)
-    return replace(report, findings=outcome.findings, notes=(*report.notes, *outcome.notes))
+    return replace(
+        report,
+        findings=outcome.findings,
+        notes=(*report.notes, *outcome.notes),
+        sandbox=outcome.sandbox,
+    )

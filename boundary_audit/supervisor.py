@@ -9,7 +9,9 @@ processes, git children of a clone. So each of them is *registered* in the proce
   `finally` runs first) the process reaps what is still registered and deletes its ledger;
 - after `kill -9` a *guardian* does it: a small process started with the first registration,
   in its own session (Ctrl-C does not reach it), that blocks on a pipe from its owner and
-  reaps the owner's ledger when that pipe closes, i.e. when the owner is gone however it died;
+  reaps the owner's ledger when that pipe closes, i.e. when the owner is gone however it died,
+  then what is found by name rather than registered (`reap_stale`: run cgroups named after
+  their owner, processes of sandbox uids whose lease nobody holds);
 - if the guardian died too (`kill -9` of both), the next boundary-audit that registers
   anything reaps every ledger whose owner is no longer running (`reap_stale`).
 
@@ -33,6 +35,7 @@ import contextlib
 import ctypes
 import errno
 import fcntl
+import itertools
 import json
 import os
 import shutil
@@ -253,10 +256,12 @@ def reap_ledger(path: Path) -> None:
 
 
 def _owner_of(path: Path) -> tuple[int, int | None] | None:
-    pid, dot, started = path.name.removesuffix(".jsonl").partition(".")
-    if not pid.isdigit():
+    """(pid, start time) of a ledger `<pid>.<start>.jsonl` or a lease `<pid>.<start>.<n>`."""
+    parts = path.name.removesuffix(".jsonl").split(".")
+    if not parts[0].isdigit():
         return None
-    return int(pid), int(started) if dot and started.isdigit() else None
+    started = parts[1] if len(parts) > 1 else ""
+    return int(parts[0]), int(started) if started.isdigit() else None
 
 
 def reap_stale() -> int:
@@ -402,14 +407,29 @@ def owned(kind: str, **fields: Any) -> Iterator[int]:
         book.release(token)
 
 
+_SIGNALLED: list[int] = []
+
+
 def install_signal_handlers() -> None:
-    """SIGTERM and SIGHUP raise `Terminated` in the main thread (call from the main thread)."""
+    """SIGTERM and SIGHUP raise `Terminated`, SIGINT `KeyboardInterrupt`, in the main thread
+    (call from the main thread); `signalled()` tells which arrived first."""
+
+    _SIGNALLED.clear()
 
     def _raise(signum: int, _frame: object) -> None:
+        _SIGNALLED.append(signum)
+        if signum == signal.SIGINT:
+            raise KeyboardInterrupt
         raise Terminated(signum)
 
-    for sig in (signal.SIGTERM, signal.SIGHUP):
-        signal.signal(sig, _raise)
+    for sig in (signal.SIGTERM, signal.SIGHUP, signal.SIGINT):
+        if signal.getsignal(sig) is not signal.SIG_IGN:
+            signal.signal(sig, _raise)
+
+
+def signalled() -> int | None:
+    """The first signal `install_signal_handlers` turned into an exception, or None."""
+    return _SIGNALLED[0] if _SIGNALLED else None
 
 
 # -- shared daemons: reference counting by lease files ---------------------------------------
@@ -433,14 +453,12 @@ class Shared:
             fcntl.flock(fh, fcntl.LOCK_EX)
             yield
 
-    def lease_path(self) -> Path:
-        """This process's lease file."""
-        me = os.getpid()
-        return self.dir / "leases" / f"{me}.{start_time(me)}"
+    _seq = itertools.count()
 
     def take(self) -> Path:
-        """Add this process's lease (call under `locked`)."""
-        path = self.lease_path()
+        """Add a lease of this process, `<pid>.<start>.<n>` (call under `locked`)."""
+        me = os.getpid()
+        path = self.dir / "leases" / f"{me}.{start_time(me)}.{next(Shared._seq)}"
         path.touch(mode=0o600)
         return path
 
@@ -498,6 +516,8 @@ def _guard(ledger_path: Path) -> int:
             break
     if ledger_path.exists():
         reap_ledger(ledger_path)
+    # What is found by name, not registered: the owner's run cgroups and its sandbox uids.
+    reap_stale()
     log = ledger_path.with_suffix(".log")
     with contextlib.suppress(OSError):
         if log.stat().st_size == 0:

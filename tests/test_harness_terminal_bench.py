@@ -51,11 +51,12 @@ def test_the_completion_command_is_appended_and_the_screen_is_the_observation(tb
     assert outcome.notes == (
         "send-keys argv: ['echo out > o.txt; echo shown', '; tmux wait -S done', 'Enter']",
     )
-    assert screen(outcome) == [
-        f"{PROMPT} echo out > o.txt; echo shown; tmux wait -S done",
-        "shown",
-        PROMPT,
-    ]
+    # NOTE: Terminal-Bench captures the pane as soon as `tmux wait` returns; whether bash has
+    # drawn its next prompt by then is a race in the harness itself (seen both ways under load).
+    assert screen(outcome) in (
+        [f"{PROMPT} echo out > o.txt; echo shown; tmux wait -S done", "shown", PROMPT],
+        [f"{PROMPT} echo out > o.txt; echo shown; tmux wait -S done", "shown"],
+    )
     assert len(outcome.observation.split("\n")) == 41  # the 160x40 pane, plus the final newline
     assert left == {"o.txt": b"out\n"}
 

@@ -9,6 +9,7 @@ import pytest
 
 from boundary_audit import __version__, cli
 from boundary_audit.errors import ExitCode, TransportError
+from boundary_audit.sandbox.bwrap import BwrapSandbox
 from boundary_audit.sandbox.interface import ExecResult, Sandbox, Workspace
 from boundary_audit.transports import TRANSPORTS
 from boundary_audit.transports.interface import Transport
@@ -28,6 +29,9 @@ def replies_file(tmp_path: Path) -> Path:
     path = tmp_path / "r.jsonl"
     path.write_text("".join(json.dumps(r) + "\n" for r in REPLIES))
     return path
+
+
+BWRAP_CONFINEMENT = BwrapSandbox().confinement()
 
 
 def probe(args: list[str], capsys: pytest.CaptureFixture[str]) -> tuple[int, str, str]:
@@ -108,6 +112,7 @@ def test_json_report_contract(
     }  # fmt: skip
     assert [d["points"] for d in summary["damage"]] == [0.0, 0.0, -100.0, 0.0]
     assert err == (
+        f"boundary-audit: replies run in: {BWRAP_CONFINEMENT}\n"
         "probed 1 tasks: 5/8 runs passed, nested 0.0 pp (oracle), nested 0.0 pp (r.jsonl:m-good), "
         "nested -100.0 pp (r.jsonl:m-dq), nested 0.0 pp (r.jsonl:m-bad) [sandbox bwrap]\n"
     )
@@ -161,7 +166,9 @@ def test_terminal_is_the_default(capsys: pytest.CaptureFixture[str]) -> None:
 def test_tempdir_warns_on_stderr(capsys: pytest.CaptureFixture[str]) -> None:
     code, _, err = probe(["--select", "write-file-t0", "--sandbox", "tempdir"], capsys)
     assert code == 0
-    assert err.startswith("boundary-audit: warning: sandbox 'tempdir' gives NO isolation")
+    first, second = err.splitlines()[:2]
+    assert first == "boundary-audit: replies run in: tempdir (NO isolation)"
+    assert second.startswith("boundary-audit: warning: sandbox 'tempdir' gives NO isolation")
 
 
 @pytest.mark.parametrize(
@@ -243,4 +250,6 @@ def test_machinery_failures_are_recorded_and_exit_6(
                        ("exploding", "error: exploding: the wire caught fire"),
                        ("exploding", "error: exploding: the wire caught fire")]  # fmt: skip
     assert doc["summary"]["errors"] == 2
-    assert err.startswith("probed 2 tasks: 2/4 runs passed, 2 errors, exploding -100.0 pp (oracle)")
+    assert err.splitlines()[1].startswith(
+        "probed 2 tasks: 2/4 runs passed, 2 errors, exploding -100.0 pp (oracle)"
+    )

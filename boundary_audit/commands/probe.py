@@ -111,8 +111,6 @@ def probe(
     options = replace(options, command=regenerate_command(options, fmt, output, no_timings))
     plan = prepare_probes(options)
     with make_sandbox(options.sandbox, Limits(timeout_s=options.timeout_s)) as box:
-        for notice in box.notices():
-            sys.stderr.write(f"boundary-audit: warning: {notice}\n")
         report = execute_probes(plan, box, progress=progress_for())
     to_tty = output is None and sys.stdout.isatty()
     width = shutil.get_terminal_size((120, 24)).columns if to_tty else 120

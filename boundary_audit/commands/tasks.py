@@ -6,7 +6,6 @@ Thin: each command loads tasks through `boundary_audit.tasks`, calls a pure rend
 
 from __future__ import annotations
 
-import sys
 from enum import StrEnum
 from typing import Annotated
 
@@ -119,8 +118,6 @@ def check(
     """Check every task: oracle passes, naive breaks where declared, validator rejects mutations."""
     tasks = load_tasks(select)
     with make_sandbox(sandbox.value, Limits(timeout_s=timeout)) as box:
-        for notice in box.notices():
-            sys.stderr.write(f"boundary-audit: warning: {notice}\n")
         results = check_tasks(tasks, box, jobs=jobs, transports=transport or None)
     typer.echo(render.check_report(results, verbose=verbose), nl=False)
     return int(ExitCode.GATE if any(r.failed for r in results) else ExitCode.OK)

@@ -75,9 +75,7 @@ def run_harness(
         if options.explanations
         else explanations_mod.packaged(cls.spec.name)
     )
-    sandbox = make_sandbox(options.sandbox)
-    for line in sandbox.notices():
-        notice(line)
+    sandbox = make_sandbox(options.sandbox)  # announces itself and its notices (CLI)
 
     def suite(transport: Transport) -> list[CellRun]:
         return run_suite(

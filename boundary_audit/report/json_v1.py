@@ -249,7 +249,14 @@ class JsonV1Format(ReportFormat):
 
     def render(self, report: ScanReport) -> str:
         """Two-space indented JSON in DTO field order, with a trailing newline."""
-        return json.dumps(to_json(to_dto(report)), indent=2, ensure_ascii=False) + "\n"
+        data = to_json(to_dto(report))
+        if report.sandbox:  # optional: only a scan that probed ran replies somewhere
+            keys = list(data)
+            at = keys.index("command") + 1
+            data = {k: data[k] for k in keys[:at]} | {"sandbox": report.sandbox} | {
+                k: data[k] for k in keys[at:]
+            }
+        return json.dumps(data, indent=2, ensure_ascii=False) + "\n"
 
 
 def to_json(value: Any) -> Any:

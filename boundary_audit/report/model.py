@@ -112,6 +112,8 @@ class ScanReport:
     filtered: int = 0
     command: str = ""
     """The shell command that regenerates this report (shlex-joined argv)."""
+    sandbox: str = ""
+    """Where the probe ran replies (`Sandbox.confinement()`); "" when nothing was probed."""
     notes: tuple[str, ...] = ()
     """Things the user should know about the checkout (e.g. uncommitted changes not scanned);
     the CLI prints them on stderr, renderers leave them out."""

@@ -12,6 +12,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from enum import StrEnum
 from typing import Any
 
@@ -41,7 +42,22 @@ def make_sandbox(
     except ValueError:
         known = ", ".join(c.value for c in SandboxChoice)
         raise UsageError(f"unknown sandbox {name!r} (known: {known})") from None
-    return _FACTORIES[choice](limits, options)
+    sandbox = _FACTORIES[choice](limits, options)
+    if _ANNOUNCE is not None:
+        _ANNOUNCE(f"replies run in: {sandbox.confinement()}")
+        for notice in sandbox.notices():
+            _ANNOUNCE(f"warning: {notice}")
+    return sandbox
+
+
+_ANNOUNCE: Callable[[str], None] | None = None
+
+
+def announce_with(say: Callable[[str], None] | None) -> None:
+    """Have every `make_sandbox` say which sandbox replies run in, and its notices, through
+    `say` (the CLI sets a stderr writer once; library callers get nothing unless they ask)."""
+    global _ANNOUNCE
+    _ANNOUNCE = say
 
 
 def _bwrap(limits: Limits | None, options: dict[str, Any]) -> Sandbox:
@@ -94,4 +110,12 @@ _FACTORIES = {
     SandboxChoice.DOCKER: _docker,
 }
 
-__all__ = ["ExecResult", "Limits", "Sandbox", "SandboxChoice", "Workspace", "make_sandbox"]
+__all__ = [
+    "ExecResult",
+    "Limits",
+    "Sandbox",
+    "SandboxChoice",
+    "Workspace",
+    "announce_with",
+    "make_sandbox",
+]

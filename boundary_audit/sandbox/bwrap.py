@@ -214,6 +214,9 @@ class BwrapSandbox(Sandbox):
     def notices(self) -> tuple[str, ...]:
         return confinement_notices()
 
+    def confined_by(self) -> tuple[str, ...]:
+        return ("namespaces, read-only root, no network", *host_confinement())
+
     @contextmanager
     def workspace(self) -> Iterator[Workspace]:
         ws = layout.new_workspace(fixed_inner=True)
@@ -330,6 +333,22 @@ class BwrapSandbox(Sandbox):
         if cgroup is not None:
             cgroup.kill_all(time.monotonic() + self.limits.grace_s)
         return escaped
+
+
+def host_confinement() -> tuple[str, ...]:
+    """What confines a run of a host backend here, beyond namespaces."""
+    found = []
+    if os.geteuid() == 0:
+        found.append("a uid of its own")
+    if seccomp.native_arch() is not None:
+        found.append("seccomp")
+    hier = _cgroup.hierarchy()
+    if hier is not None:
+        controllers = "/".join(c for c in _cgroup.CONTROLLERS if c in hier.parents)
+        found.append(f"cgroup v{hier.version} ({controllers})")
+    if store.store().tmpfs:
+        found.append("tmpfs workspace")
+    return tuple(found)
 
 
 def confinement_notices() -> tuple[str, ...]:

@@ -8,10 +8,15 @@ stopped on `close()` if we started it); the image is built from the host's binar
   `/.ba/status` and reading stdin from `/.ba/stdin` (a per-run control dir bound at /.ba);
 - the workspace root bound at /tmp, bin/ read-only at /usr/local/sbin and /tmp/bin (the fixed
   inner paths of `layout`), cwd /tmp/work, the scrubbed environment;
-- `network_mode=none`, read-only root filesystem, all capabilities dropped,
-  no-new-privileges, logging driver `none` (output is streamed by attach, capped here);
-- limits through the API: `mem_limit` (= memswap), `pids_limit`, `nano_cpus` (one CPU),
-  rlimits cpu/fsize/core.
+- the workspace's own unprivileged uid (`identity`; never root: the engine has no user
+  namespace remapping, so container root would be host root), `network_mode=none`, read-only
+  root filesystem, all capabilities dropped, no-new-privileges, the seccomp deny list of
+  `seccomp` as the container's profile, logging driver `none` (output is streamed by attach,
+  capped here);
+- limits through the API: `mem_limit` (= memswap; the workspace's tmpfs pages count, see
+  `store`), `pids_limit`, `nano_cpus` (one CPU), rlimits cpu/fsize/core;
+- every container registered with the supervisor while it exists, so that a killed
+  boundary-audit leaves none running.
 
 On timeout the processes that left the reaper's session are counted from the container's pids
 cgroup, then the container is killed; it is always removed. The image holds no Python, so
@@ -20,6 +25,7 @@ cgroup, then the container is killed; it is always removed. The image holds no P
 
 from __future__ import annotations
 
+import os
 import shutil
 import tempfile
 import threading
@@ -29,8 +35,9 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
+from boundary_audit import supervisor
 from boundary_audit.errors import SandboxError
-from boundary_audit.sandbox import _procfs, layout
+from boundary_audit.sandbox import _procfs, layout, seccomp
 from boundary_audit.sandbox._launch import REAPER, injected, parse_escaped
 from boundary_audit.sandbox.interface import ExecResult, Limits, Sandbox, Workspace
 from boundary_audit.services.dockerd import Dockerd, DockerEngine
@@ -79,6 +86,10 @@ class DockerSandbox(Sandbox):
     def describe(self) -> str:
         return f"docker ({self.image})" if self.image else self.name
 
+    def confined_by(self) -> tuple[str, ...]:
+        return ("a container per run, read-only root, no network", "a uid of its own",
+                "seccomp", "memory/pids/cpu limits")  # fmt: skip
+
     def close(self) -> None:
         with self._lock:
             if self._client is not None:
@@ -107,17 +118,24 @@ class DockerSandbox(Sandbox):
         env: Mapping[str, str] | None = None,
     ) -> ExecResult:
         self.start()
-        ctl = Path(tempfile.mkdtemp(prefix="ba-ctl-"))
+        layout.adopt_workspace(ws)
+        ctl = Path(tempfile.mkdtemp(prefix="ba-ctl-", dir=ws.root.parent))
         try:
             if stdin is not None:
                 (ctl / "stdin").write_bytes(stdin)
+            for path in [ctl, *ctl.iterdir()]:
+                layout.give(ws, path)
             container = self._create(
                 ws, ctl, argv, stdin is not None, {**self.base_env(ws), **(env or {})}
             )
+            assert self._engine is not None
+            book = supervisor.ledger()
+            token = book.register("container", socket=str(self._engine.socket), id=container.id)
             try:
                 return self._execute(container, ctl, timeout or self.limits.timeout_s)
             finally:
                 _remove(container)
+                book.release(token)
         finally:
             shutil.rmtree(ctl, ignore_errors=True)
 
@@ -140,11 +158,11 @@ class DockerSandbox(Sandbox):
                 environment=env,
                 working_dir=ws.inner_work,
                 hostname="sandbox",
-                user="0:0",
+                user=run_user(ws),
                 network_mode="none",
                 read_only=True,
                 cap_drop=["ALL"],
-                security_opt=["no-new-privileges"],
+                security_opt=security_options(),
                 mounts=[
                     Mount(layout.INNER_ROOT, str(ws.root), type="bind"),
                     *(
@@ -190,6 +208,7 @@ class DockerSandbox(Sandbox):
                 escaped = parse_escaped((ctl / "status").read_text("ascii", "replace"))
             except OSError:
                 escaped = 0
+        oom = _oom_killed(container)
         return ExecResult(
             exit_code=code,
             stdout=bytes(out.stdout),
@@ -198,7 +217,61 @@ class DockerSandbox(Sandbox):
             truncated=out.truncated,
             duration_s=time.monotonic() - start,
             escaped_killed=escaped,
+            limits_hit=("memory",) if oom else (),
         )
+
+
+def _oom_killed(container: Any) -> bool:
+    """True if the memory limit killed a process of the container (the engine's OOM flag, or
+    the container cgroup's own `oom_kill` count, which also counts processes below pid 1)."""
+    try:
+        container.reload()
+        if container.attrs["State"].get("OOMKilled"):
+            return True
+        init = int(container.attrs["State"]["Pid"] or 0)
+    except Exception:  # noqa: BLE001 - gone already: no evidence either way
+        return False
+    return init > 0 and _cgroup_oom_kills(init) > 0
+
+
+def _cgroup_oom_kills(pid: int) -> int:
+    """`oom_kill` of the memory cgroup `pid` is in (v1 or v2), 0 where it cannot be read."""
+    try:
+        lines = Path(f"/proc/{pid}/cgroup").read_text().splitlines()
+    except OSError:
+        return 0
+    for line in lines:
+        _, controllers, path = line.split(":", 2)
+        if controllers == "memory":
+            events = Path("/sys/fs/cgroup/memory") / path.lstrip("/") / "memory.oom_control"
+        elif controllers == "":
+            events = Path("/sys/fs/cgroup") / path.lstrip("/") / "memory.events"
+        else:
+            continue
+        try:
+            for row in events.read_text().splitlines():
+                key, _, value = row.partition(" ")
+                if key == "oom_kill":
+                    return int(value)
+        except (OSError, ValueError):
+            continue
+    return 0
+
+
+def run_user(ws: Workspace) -> str:
+    """`uid:gid` for a container of workspace `ws`: its identity, never root."""
+    uid, gid = (ws.uid, ws.gid) if ws.uid >= 0 else (os.geteuid(), os.getegid())
+    if uid == 0:
+        uid = gid = NOBODY
+    return f"{uid}:{gid}"
+
+
+NOBODY = 65534
+
+
+def security_options() -> list[str]:
+    """no-new-privileges and the seccomp deny list, for every container boundary-audit makes."""
+    return ["no-new-privileges", f"seccomp={seccomp.docker_profile()}"]
 
 
 class _AttachReader:

@@ -202,6 +202,14 @@ class Sandbox(ABC):
         """A short label for reports, e.g. `bwrap 0.8.0` or `docker (image ...)`."""
         return self.name
 
+    def confinement(self) -> str:
+        """One line for the user: this backend and what confines a run in it here."""
+        return f"{self.describe()} ({', '.join(self.confined_by()) or 'NO isolation'})"
+
+    def confined_by(self) -> tuple[str, ...]:
+        """What confines a run in this backend here (empty: nothing does)."""
+        return ()
+
     def close(self) -> None:
         """Release backend-wide resources (a Docker engine, a container). Idempotent."""
 

@@ -3,6 +3,8 @@
 `DaemonProcess` is the Popen wrapper for programs that must outlive one call of
 `boundary_audit._subprocess.run`: it starts the program in its own session with its output
 going to a log file, and stops it by SIGTERM to the process, then SIGKILL to the whole group.
+Every daemon is registered with the supervisor while it runs, so one that a killed
+boundary-audit leaves behind is stopped by its guardian.
 """
 
 from __future__ import annotations
@@ -14,6 +16,7 @@ import time
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 
+from boundary_audit import supervisor
 from boundary_audit._subprocess import kill_group, popen
 from boundary_audit.errors import EnvironmentUnavailable
 
@@ -45,6 +48,9 @@ class DaemonProcess:
                 )
             except FileNotFoundError as exc:
                 raise EnvironmentUnavailable(f"program not found: {self.argv[0]}") from exc
+        self._token: int | None = supervisor.ledger().register(
+            "process", pid=self._proc.pid, start=supervisor.start_time(self._proc.pid)
+        )
 
     @property
     def pid(self) -> int:
@@ -79,3 +85,6 @@ class DaemonProcess:
             self._proc.wait(timeout=5)
         except subprocess.TimeoutExpired:  # pragma: no cover - unkillable (D state)
             pass
+        if self._token is not None:
+            supervisor.ledger().release(self._token)
+            self._token = None

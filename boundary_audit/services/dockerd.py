@@ -9,15 +9,17 @@ of its own (default `<user cache>/boundary-audit/dockerd`, or `BOUNDARY_AUDIT_DO
     daemon.json   an empty --config-file  dockerd.log
 
 started as `dockerd --iptables=false --bridge=none` (containers run with `--network none`
-anyway, and the host's firewall is left alone). `Dockerd.start()` first pings the socket:
-an engine already answering there is reused and left running on `stop()`; one we started is
-stopped (SIGTERM, then SIGKILL of its process group). A file lock keeps two boundary-audit
-processes from starting two engines on one directory.
+anyway, and the host's firewall is left alone). One engine serves every boundary-audit process
+of the user, reference-counted (`supervisor.Shared`): `Dockerd.start()` takes a lease (starting
+the engine first if none answers, under the directory's lock, so two processes never start
+two), `stop()` drops it, and the process that drops the last lease of an engine boundary-audit
+started stops it (SIGTERM, then SIGKILL of its process group). An engine that was already
+answering and that boundary-audit did not start is never stopped. The lease is registered with
+the supervisor, so a killed process's lease is dropped by its guardian.
 """
 
 from __future__ import annotations
 
-import fcntl
 import hashlib
 import os
 import shutil
@@ -28,6 +30,7 @@ from pathlib import Path
 
 import platformdirs
 
+from boundary_audit import supervisor
 from boundary_audit.errors import EnvironmentUnavailable
 from boundary_audit.services import DaemonProcess
 
@@ -80,6 +83,8 @@ class Dockerd:
         """Have the kernel SIGTERM an engine we start when this process dies (util-linux
         `setpriv --pdeathsig`): for test fixtures, whose teardown a killed run never reaches."""
         self._daemon: DaemonProcess | None = None
+        self._lease: Path | None = None
+        self._token: int | None = None
 
     @property
     def engine(self) -> DockerEngine:
@@ -88,23 +93,29 @@ class Dockerd:
 
     @property
     def owned(self) -> bool:
-        """True when this object started the engine (and so stops it)."""
+        """True when this object started the engine (it may outlive us: others may lease it)."""
         return self._daemon is not None
 
     def start(self, timeout: float = 60.0) -> DockerEngine:
-        """Reuse the engine answering on the private socket, or start one and wait for it."""
-        if ping(self.socket):
+        """Lease the engine answering on the private socket, or start one and wait for it."""
+        if self._lease is not None:
             return self.engine
-        program = shutil.which("dockerd") or _sbin("dockerd")
-        if program is None:
-            raise EnvironmentUnavailable(
-                "dockerd is not installed", hint="apt-get install docker.io"
-            )
         self.state_dir.mkdir(parents=True, exist_ok=True)
-        with open(self.state_dir / "lock", "w") as lock:
-            fcntl.flock(lock, fcntl.LOCK_EX)
+        shared = supervisor.Shared(self.state_dir)
+        with shared.locked():
             if not ping(self.socket):
+                program = shutil.which("dockerd") or _sbin("dockerd")
+                if program is None:
+                    raise EnvironmentUnavailable(
+                        "dockerd is not installed", hint="apt-get install docker.io"
+                    )
                 self._spawn(program, timeout)
+                assert self._daemon is not None
+                shared.set_owner(self._daemon.pid)
+            self._lease = shared.take()
+            self._token = supervisor.ledger().register(
+                "lease", dir=str(self.state_dir), lease=str(self._lease)
+            )
         return self.engine
 
     def _spawn(self, program: str, timeout: float) -> None:
@@ -131,7 +142,8 @@ class Dockerd:
         while not ping(self.socket, timeout=1.0):
             if not self._daemon.running() or time.monotonic() > deadline:
                 why = self._daemon.log_tail() or "no answer on its socket"
-                self.stop()
+                self._daemon.stop()
+                self._daemon = None
                 raise EnvironmentUnavailable(
                     f"dockerd did not start: {why}", hint=f"see {self.state_dir / 'dockerd.log'}"
                 )
@@ -151,9 +163,14 @@ class Dockerd:
             pidfile.unlink(missing_ok=True)
 
     def stop(self) -> None:
-        """Stop the engine if this object started it; a reused engine keeps running."""
-        if self._daemon is not None:
-            self._daemon.stop()
+        """Drop this object's lease; the engine stops with the last lease (see the module)."""
+        lease, token, self._lease, self._token = self._lease, self._token, None, None
+        if lease is not None:
+            supervisor.Shared(self.state_dir).drop(lease)
+        if token is not None:
+            supervisor.ledger().release(token)
+        if self._daemon is not None and not self._daemon.running():
+            self._daemon.stop()  # reaps our child; a running one belongs to the other leases
             self._daemon = None
 
     def __enter__(self) -> Dockerd:

@@ -39,7 +39,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from boundary_audit import _subprocess
+from boundary_audit import _subprocess, supervisor
 from boundary_audit.errors import EnvironmentUnavailable
 from boundary_audit.sandbox.interface import BASE_PATH
 from boundary_audit.services import DaemonProcess
@@ -138,6 +138,7 @@ class SshService:
     def __init__(self) -> None:
         self.keys = generate_keys()
         self.dir = Path(tempfile.mkdtemp(prefix="ba-sshd-"))
+        self._dir_token = supervisor.ledger().register("tree", path=str(self.dir))
         self.port = 0
         self._handlers: dict[str, Handler] = {}
         self._lock = threading.Lock()
@@ -214,6 +215,7 @@ class SshService:
             self._control.server_close()
             self._control = None
         shutil.rmtree(self.dir, ignore_errors=True)
+        supervisor.ledger().release(self._dir_token)
 
 
 class _ControlServer(socketserver.ThreadingMixIn, socketserver.UnixStreamServer):

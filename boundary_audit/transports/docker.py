@@ -18,6 +18,7 @@ owned otherwise), or `docker_host` when given.
 
 from __future__ import annotations
 
+import os
 import shutil
 import threading
 import time
@@ -25,8 +26,10 @@ from concurrent.futures import Future, ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
+from boundary_audit import supervisor
 from boundary_audit.errors import EnvironmentUnavailable, TransportError
-from boundary_audit.sandbox import layout
+from boundary_audit.sandbox import identity, layout
+from boundary_audit.sandbox.docker import NOBODY, run_user, security_options
 from boundary_audit.sandbox.interface import BASE_PATH, ExecResult, Limits, Sandbox, Workspace
 from boundary_audit.taxonomy import BoundaryClass
 from boundary_audit.transports._docker_slots import RESET, SlotPool, move_in, move_out, poolable
@@ -54,6 +57,7 @@ class DockerTransport(Transport):
         self._remover = ThreadPoolExecutor(max_workers=2, thread_name_prefix="ba-docker-rm")
         self._removals: list[Future[None]] = []
         self._slots = SlotPool(self._new_slot)
+        self._socket = ""
         self.image = ""
 
     def supports(self, sandbox: Sandbox) -> str | None:
@@ -85,11 +89,13 @@ class DockerTransport(Transport):
                         f"docker: engine at {url} does not answer"
                     ) from exc
                 self.image = ensure_image(client)
+                self._socket = url.removeprefix("unix://")
                 self._client = client
             return self._client
 
     def execute(self, reply: str, ws: Workspace, sandbox: Sandbox) -> ExecResult:
         client = self._start()
+        _give_to_container_user(ws)
         timeout = float(self.params["timeout"]) or float(sandbox.limits.timeout_s)
         argv = [str(self.params["shell"]), *str(self.params["flags"]).split(), reply]
         if not poolable(ws):
@@ -98,9 +104,10 @@ class DockerTransport(Transport):
         healthy = False
         try:
             move_in(ws, slot)
+            layout.give(ws, slot.dir)  # the container's /tmp is the run's for this run
             try:
                 result = _exec(client, slot.container, argv, ws, sandbox, timeout)
-                _reset(client, slot.container)  # before the workspace leaves the container
+                _reset(client, slot.container, ws)  # before the workspace leaves the container
                 healthy = True
             finally:
                 move_out(ws, slot)
@@ -116,7 +123,9 @@ class DockerTransport(Transport):
         self, client: Any, argv: list[str], ws: Workspace, sandbox: Sandbox, timeout: float
     ) -> ExecResult:
         """A container of its own for this run (workspaces whose inner paths are host paths)."""
-        container = _create(client, self.image, _mounts(ws), ws.inner_work, sandbox.limits)
+        container = _create(
+            client, self.image, _mounts(ws), ws.inner_work, sandbox.limits, self._socket
+        )
         try:
             return _exec(client, container, argv, ws, sandbox, timeout)
         finally:
@@ -132,7 +141,8 @@ class DockerTransport(Transport):
                 for t in layout.bin_targets(ws)
             ),
         ]
-        return _create(self._start(), self.image, mounts, ws.inner_work, limits)
+        client = self._start()
+        return _create(client, self.image, mounts, ws.inner_work, limits, self._socket)
 
     def _dispose(self, container: Any) -> None:
         """Kill now (nothing may touch the workspace after `execute`), remove in the background."""
@@ -158,6 +168,20 @@ class DockerTransport(Transport):
             raise TransportError(f"docker: {len(failed)} container(s) not removed: {failed[0]}")
 
 
+def _give_to_container_user(ws: Workspace) -> None:
+    """The workspace's files belong to the uid the container runs the reply as.
+
+    A workspace with an identity of its own is adopted once; one without (the plain-directory
+    backend's, owned by whoever runs boundary-audit) belongs to root when that is root, and a
+    container never runs as root, so its tree is given to `nobody` for the run.
+    """
+    if ws.uid >= 0 and ws.uid != 0:
+        layout.adopt_workspace(ws)
+        return
+    if os.geteuid() == 0:
+        identity.adopt(ws.root, identity.Identity(NOBODY, NOBODY))
+
+
 def _mounts(ws: Workspace) -> list[Any]:
     from docker.types import Mount
 
@@ -168,7 +192,9 @@ def _mounts(ws: Workspace) -> list[Any]:
     return mounts
 
 
-def _create(client: Any, image: str, mounts: list[Any], workdir: str, lim: Limits) -> Any:
+def _create(
+    client: Any, image: str, mounts: list[Any], workdir: str, lim: Limits, socket: str
+) -> Any:
     import docker
     from docker.types import Ulimit
 
@@ -178,11 +204,11 @@ def _create(client: Any, image: str, mounts: list[Any], workdir: str, lim: Limit
             command=["sleep", "infinity"],
             working_dir=workdir,
             hostname="sandbox",
-            user="0:0",
+            user=f"{NOBODY}:{NOBODY}",
             network_mode="none",
             read_only=True,
             cap_drop=["ALL"],
-            security_opt=["no-new-privileges"],
+            security_opt=security_options(),
             mounts=mounts,
             mem_limit=lim.memory_bytes,
             memswap_limit=lim.memory_bytes,
@@ -194,10 +220,17 @@ def _create(client: Any, image: str, mounts: list[Any], workdir: str, lim: Limit
             ],  # fmt: skip
             labels={"boundary-audit.transport": "docker"},
         )
+        _OWNED[container.id] = supervisor.ledger().register(
+            "container", socket=socket, id=container.id
+        )
         container.start()
     except docker.errors.DockerException as exc:
         raise TransportError(f"docker: cannot start a container: {exc}") from exc
     return container
+
+
+_OWNED: dict[str, int] = {}
+"""Container id -> its supervisor registration (released once the container is removed)."""
 
 
 def _exec(
@@ -207,7 +240,7 @@ def _exec(
     started = time.monotonic()
     exec_id = api.exec_create(
         container.id, argv, workdir=ws.inner_work, environment=sandbox.base_env(ws),
-        user="0:0", stdout=True, stderr=True, stdin=False, tty=False,
+        user=run_user(ws), stdout=True, stderr=True, stdin=False, tty=False,
     )["Id"]  # fmt: skip
     out, err = bytearray(), bytearray()
     cap = sandbox.limits.output_bytes
@@ -227,7 +260,7 @@ def _exec(
     reader.join(timeout)
     timed_out = reader.is_alive()
     if timed_out:
-        _reset(client, container)  # ends the exec; a failure here discards the container
+        _reset(client, container, ws)  # ends the exec; a failure here discards the container
         reader.join(5)
     code = None if timed_out else api.exec_inspect(exec_id).get("ExitCode")
     return TransportResult(
@@ -236,12 +269,15 @@ def _exec(
     )  # fmt: skip
 
 
-def _reset(client: Any, container: Any) -> None:
-    """Kill every process the reply left in `container` and empty its /dev/shm."""
+def _reset(client: Any, container: Any, ws: Workspace) -> None:
+    """Kill every process the reply left in `container` and empty its /dev/shm.
+
+    As the run's own uid: with no capability, only that uid can signal the reply's processes.
+    """
     import docker
 
     try:
-        exec_id = client.api.exec_create(container.id, ["sh", "-c", RESET], user="0:0")["Id"]
+        exec_id = client.api.exec_create(container.id, ["sh", "-c", RESET], user=run_user(ws))["Id"]
         client.api.exec_start(exec_id)
     except docker.errors.DockerException as exc:
         raise TransportError(f"docker: cannot reset container {container.id[:12]}: {exc}") from exc
@@ -264,3 +300,6 @@ def _remove(container: Any) -> None:
             raise TransportError(
                 f"docker: cannot remove container {container.id[:12]}: {exc}"
             ) from exc
+    token = _OWNED.pop(container.id, None)
+    if token is not None:
+        supervisor.ledger().release(token)

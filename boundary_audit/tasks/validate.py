@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from boundary_audit.sandbox.interface import ExecResult, Workspace
-from boundary_audit.tasks import gitops
+from boundary_audit.tasks import gitops, gitread, wsfs
 from boundary_audit.tasks.diff import describe_difference, quoted
 from boundary_audit.tasks.helpers import split_records
 from boundary_audit.tasks.model import ArgvCheck, EnvCheck, GitCheck, StdoutCheck, Task
@@ -62,7 +62,7 @@ def problems(task: Task, ws: Workspace, result: ExecResult) -> list[str]:
     found.extend(compare_tree(task, ws.work))
     v = task.validator
     if v.git is not None:
-        found.extend(check_git(v.git, ws.work))
+        found.extend(check_git(v.git, ws))
     for argv in v.argv:
         found.extend(check_argv(argv, ws.obs))
     for env in v.env:
@@ -142,12 +142,25 @@ def check_env(check: EnvCheck, obs: Path) -> list[str]:
     return problems
 
 
-def check_git(check: GitCheck, work: Path) -> list[str]:
-    """HEAD's messages and tree in the fixture repository."""
-    repo = work if check.path == "." else work / check.path
-    git_dir = repo / ".git"
-    if os.path.islink(git_dir) or not git_dir.is_dir():
-        return [f"git: {show(os.path.relpath(git_dir, work))} is not a directory any more"]
+def check_git(check: GitCheck, ws: Workspace) -> list[str]:
+    """HEAD's messages and tree in the fixture repository, read without running git.
+
+    The `.git` directory is opened from the work dir's descriptor without following a link
+    (`wsfs`), and read by `gitread` (see `gitops`): nothing the reply configured runs.
+    """
+    rel = os.path.normpath(os.path.join(check.path, ".git"))
+    try:
+        with wsfs.root(ws.work_fd, ws.work) as work, wsfs.opened_dir(work, rel) as git_dir:
+            repo, why = gitops.open_repository(git_dir)
+    except OSError:
+        return [f"git: {show(rel)} is not a directory any more"]
+    if repo is None:
+        return [why]
+    with repo:
+        return _check_git(check, repo)
+
+
+def _check_git(check: GitCheck, repo: gitread.Repository) -> list[str]:
     messages, why = gitops.head_messages(repo)
     if messages is None:
         return [why]
@@ -166,7 +179,7 @@ def check_git(check: GitCheck, work: Path) -> list[str]:
     return problems
 
 
-def _check_git_tree(check: GitCheck, repo: Path) -> list[str]:
+def _check_git_tree(check: GitCheck, repo: gitread.Repository) -> list[str]:
     tree, why = gitops.head_tree(repo)
     if tree is None:
         return [why]
@@ -176,9 +189,16 @@ def _check_git_tree(check: GitCheck, repo: Path) -> list[str]:
         if f.path not in tree:
             problems.append(f"git: HEAD's tree lacks {show(f.path)}")
             continue
-        mode, blob = tree[f.path]
-        if blob != f.content:
-            problems.append(f"git: {show(f.path)} in HEAD: {describe_difference(f.content, blob)}")
+        entry = tree[f.path]
+        read, why = gitops.blob_prefix(repo, entry, len(f.content) + 64)
+        if read is None:
+            return [why]
+        size, blob = read
+        if size != len(f.content) or blob != f.content:
+            problems.append(
+                f"git: {show(f.path)} in HEAD: {describe_difference(f.content, blob, size)}"
+            )
+        mode = f"{entry.mode:06o}"
         if f.mode is not None and mode != ("100755" if f.mode & 0o111 else "100644"):
             problems.append(f"git: {show(f.path)} in HEAD has mode {mode}, expected {f.mode:04o}")
     problems.extend(

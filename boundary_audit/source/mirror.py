@@ -15,13 +15,14 @@ branch at clone time) is used.
 Mirrors are configured with gitpython (fetch refspecs for heads and tags, `gc.auto=0` so a
 fetch never repacks under a concurrent reader). Clone and fetch run through `run_git` with
 the network allowed; see `_git` for the no-prompt environment and `cache` for locking.
+
 """
 
 from __future__ import annotations
 
 import re
 import shutil
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from pathlib import Path
 
 from boundary_audit.errors import SourceError
@@ -68,22 +69,22 @@ def open_mirror(
             )
         return slot.path, _resolved(slot.path, spec, url, offline=True)
     ensure_root(slot.root)
-    with locked(slot.lock_path, timeout, progress):
+    with locked(slot.lock_path, timeout, progress, keep=slot.is_complete) as env:
         slot.clean_temps()
         fetched = False
         if not slot.is_complete():
             slot.discard()
-            _clone(spec.location, slot, timeout, progress)
+            _clone(spec.location, slot, timeout, progress, env)
             fetched = True
         elif refresh:
-            _fetch(slot.path, url, timeout, progress)
+            _fetch(slot.path, spec.location, timeout, progress, env)
             fetched = True
         sha = resolve(slot.path, rev)
         if sha is None and not fetched:
-            _fetch(slot.path, url, timeout, progress)
+            _fetch(slot.path, spec.location, timeout, progress, env)
             sha = resolve(slot.path, rev)
         if sha is None and (_FULL_SHA.match(rev) or rev.startswith("refs/")):
-            _fetch_one(slot.path, rev, timeout, progress)
+            _fetch_one(slot.path, spec.location, rev, timeout, progress, env)
         return slot.path, _resolved(slot.path, spec, url, offline=False)
 
 
@@ -100,13 +101,18 @@ def _resolved(git_dir: Path, spec: RepoSpec, url: str, *, offline: bool) -> str:
     raise SourceError(f"unknown revision {spec.rev!r} in {where}{url}", hint=hint)
 
 
-def _clone(location: str, slot: MirrorSlot, timeout: float, progress: Progress) -> None:
+def _clone(
+    location: str, slot: MirrorSlot, timeout: float, progress: Progress, env: Mapping[str, str]
+) -> None:
     url = redact(location)
     progress(f"cloning {url}")
     tmp = slot.new_temp()
     try:
         res = _git.run_git(
-            ["clone", "--bare", "--quiet", "--", location, str(tmp)], network=True, timeout=timeout
+            ["clone", "--bare", "--quiet", "--", location, str(tmp)],
+            network=True,
+            timeout=timeout,
+            extra_env=env,
         )
         if res.returncode != 0 or res.timed_out:
             raise _git.failed(res, f"cannot clone {url}", timeout)
@@ -130,19 +136,30 @@ def _configure(git_dir: Path) -> None:
         raise SourceError(f"cannot configure the new mirror in {git_dir}: {exc}") from exc
 
 
-def _fetch(git_dir: Path, url: str, timeout: float, progress: Progress) -> None:
+def _fetch(
+    git_dir: Path, location: str, timeout: float, progress: Progress, env: Mapping[str, str]
+) -> None:
+    url = redact(location)
     progress(f"fetching {url}")
     res = _git.run_git(
         ["fetch", "--quiet", "--prune", "--atomic", "--no-write-fetch-head", "origin"],
         git_dir=git_dir,
         network=True,
         timeout=timeout,
+        extra_env=env,
     )
     if res.returncode != 0 or res.timed_out:
         raise _git.failed(res, f"cannot fetch {url}", timeout)
 
 
-def _fetch_one(git_dir: Path, rev: str, timeout: float, progress: Progress) -> None:
+def _fetch_one(
+    git_dir: Path,
+    location: str,
+    rev: str,
+    timeout: float,
+    progress: Progress,
+    env: Mapping[str, str],
+) -> None:
     """Ask for one commit or ref by name; failure just leaves the rev unknown."""
     progress(f"fetching {rev}")
     dst = rev if rev.startswith("refs/") else f"refs/boundary-audit/pins/{rev.lower()}"
@@ -151,6 +168,7 @@ def _fetch_one(git_dir: Path, rev: str, timeout: float, progress: Progress) -> N
         git_dir=git_dir,
         network=True,
         timeout=timeout,
+        extra_env=env,
     )
     if res.timed_out:
         raise _git.failed(res, f"cannot fetch {rev}", timeout)

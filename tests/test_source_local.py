@@ -331,3 +331,30 @@ def _cat_file_processes() -> list[int]:
 
 
 assert git_env  # re-exported for tests that run git by hand
+
+
+def test_a_linked_worktree_is_read_through_its_common_dir(tmp_path: Path) -> None:
+    repo = tmp_path / "r"
+    make_repo(repo, {"f": b"main\n"})
+    side = add_commit(repo, {"f": b"side\n"}, branch="side")
+    wt = tmp_path / "wt"
+    git(repo, "worktree", "add", "-q", str(wt), "side")
+    (wt / "f").write_bytes(b"edited\n")
+    co = open_checkout(str(wt))
+    assert (co.sha, [f.data for f in co.files()]) == (side, [b"side\n"])
+    assert co.git_dir == (repo / ".git" / "worktrees" / "wt").resolve()
+    assert co.notes == (
+        f"{wt} has 1 uncommitted change(s); scanned HEAD ({side[:12]}) as committed, "
+        "not the working files",
+    )
+
+
+def test_a_sha256_repository_is_read(tmp_path: Path) -> None:
+    repo = tmp_path / "r"
+    git(tmp_path, "init", "-q", "--object-format=sha256", str(repo))
+    (repo / "f").write_bytes(b"sha256\n")
+    git(repo, "add", "f")
+    git(repo, "-c", "user.name=t", "-c", "user.email=t@t", "commit", "-qm", "x")
+    co = open_checkout(str(repo))
+    assert len(co.sha) == 64 and co.sha == git(repo, "rev-parse", "HEAD")
+    assert [(f.path, f.data) for f in co.files()] == [("f", b"sha256\n")]

@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from boundary_audit.errors import ExitCode, SourceError
@@ -196,6 +196,8 @@ def test_mirror_key_is_readable_safe_and_distinct() -> None:
 
 @settings(max_examples=200, deadline=None)
 @given(st.text(max_size=40))
+@example("~\x00")  # expanduser's ~name lookup raised ValueError: a traceback, not a SourceError
+@example("~ab\x00@x")
 def test_any_text_parses_or_fails_with_one_line(text: str) -> None:
     try:
         spec = parse_spec(text, cwd=Path("/nonexistent-boundary-audit-cwd"))

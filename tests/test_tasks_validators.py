@@ -331,3 +331,17 @@ def test_huge_file_is_not_read_whole(ws: Workspace, tmp_path: Path) -> None:
         'expected "hello world\\n" got '
         '"\\x00\\x00\\x00\\x00\\x00\\x00\\x00\\x00\\x00\\x00\\x00\\x00\\x00\\x00\\x00\\x00\\x00\\x00\\x00\\x00\\x00\\x00\\x00\\x00"…'
     )
+
+
+def test_a_parent_that_is_a_symlink_is_not_walked_through(ws: Workspace) -> None:
+    task = make(FILES)
+    materialize(task, ws)
+    elsewhere = ws.root / "elsewhere"
+    elsewhere.mkdir()
+    (elsewhere / "a b.txt").write_bytes(b"hello world\n")
+    os.chmod(elsewhere / "a b.txt", 0o755)
+    os.symlink(elsewhere, ws.work / "out")
+    assert verdict(task, ws) == (
+        '"out": expected a directory, found a symlink; '
+        'missing file "out/a b.txt" (a parent is not a directory)'
+    )

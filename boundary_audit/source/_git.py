@@ -12,8 +12,18 @@ too) with an environment built here:
   `-c credential.helper=` empties the helper list (global and URL-specific helpers alike);
 - network calls allow only `https:http:ssh:git:file` (never `ext::`); every other call allows
   no protocol at all, so a partial clone's lazy fetch of a missing object fails instead of
-  touching the network (git 2.45+ also honours `GIT_NO_LAZY_FETCH`, which is set too);
-- replace refs are ignored (`GIT_NO_REPLACE_OBJECTS`): we read the objects the sha names.
+  touching the network (`GIT_NO_LAZY_FETCH` is set too: git 2.45+ and the 2.39.4+ security
+  releases honour it);
+- replace refs are ignored (`GIT_NO_REPLACE_OBJECTS`): we read the objects the sha names;
+- a call that does not use the network reads no global or system config either
+  (`GIT_CONFIG_NOSYSTEM`, `GIT_CONFIG_GLOBAL=/dev/null`): it runs in a git directory whose
+  config is ours (a cached mirror, or a local repository's `shadow`), so no filter, hook,
+  fsmonitor, pager or textconv driver is configured anywhere a scanned tree's
+  `.gitattributes` could select it, and hooks and fsmonitor are pinned off on the command line.
+
+Every git child is started by `_subprocess.run` (or `_subprocess.popen` for the streaming
+`cat-file --batch` in `objects`) in a session of its own, so its whole process group is killed
+on timeout, on an exception in the caller, and when the call returns.
 """
 
 from __future__ import annotations
@@ -56,6 +66,8 @@ _KEEP = frozenset(
 _CONFIG = (
     "credential.helper=",
     "core.fsmonitor=false",
+    "core.hooksPath=/dev/null",
+    "core.pager=cat",
     "gc.auto=0",
     "maintenance.auto=false",
     "filter.lfs.smudge=",
@@ -105,7 +117,8 @@ def git_env(
         GIT_ALLOW_PROTOCOL=NETWORK_PROTOCOLS if network else NO_PROTOCOL,
     )
     if not network:
-        env["GIT_NO_LAZY_FETCH"] = "1"
+        env.update(GIT_NO_LAZY_FETCH="1", GIT_CONFIG_NOSYSTEM="1", GIT_CONFIG_GLOBAL=os.devnull)
+        env.pop("GIT_CONFIG_SYSTEM", None)
     env["GIT_SSH_COMMAND"] = ssh_command(timeout, base.get("GIT_SSH_COMMAND"))
     return env
 

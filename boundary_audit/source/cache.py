@@ -11,7 +11,14 @@ Layout under the cache root (`cache_dir` argument, else `$BOUNDARY_AUDIT_CACHE_D
 is only ever created by cloning into a temp dir and renaming it into place while holding
 the lock, so a `<key>.git` directory is always a finished clone; a killed clone leaves a
 temp dir that the next lock holder deletes. The lock is released by the kernel when its
-holder dies, so a SIGKILLed scan never blocks the next one.
+holder dies (the descriptor is close-on-exec, so no git child inherits it), so a SIGKILLed
+scan never blocks the next one. Every git child started while the lock is held carries
+`BOUNDARY_AUDIT_LOCK=<lock path>` in its environment; a process that still carries it when the
+lock is next taken was orphaned by a holder that died (kill -9 reaches the scan, not its git
+children, which run in sessions of their own), and the new holder kills its process group
+before it deletes the temp dirs. A holder that ends without a finished mirror (a failed,
+timed-out or interrupted clone) removes the lock file too; taking the lock checks that the
+file locked is still the one at the path, so removing it under the lock is safe.
 """
 
 from __future__ import annotations
@@ -22,6 +29,7 @@ import hashlib
 import os
 import re
 import shutil
+import signal
 import tempfile
 import time
 from collections.abc import Callable, Iterator
@@ -118,30 +126,89 @@ def ensure_root(root: Path) -> None:
         ) from exc
 
 
+LOCK_ENV = "BOUNDARY_AUDIT_LOCK"
+"""Set, to the lock's path, in the environment of every git child started under the lock."""
+
+
 @contextlib.contextmanager
 def locked(
-    path: Path, timeout: float, on_wait: Callable[[str], None] | None = None
-) -> Iterator[None]:
-    """Hold an exclusive flock on `path`; wait at most `timeout` seconds for another holder."""
-    fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o644)
-    try:
-        deadline = time.monotonic() + timeout
-        told = False
-        while True:
-            try:
-                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    path: Path,
+    timeout: float,
+    on_wait: Callable[[str], None] | None = None,
+    *,
+    keep: Callable[[], bool] | None = None,
+) -> Iterator[dict[str, str]]:
+    """Hold an exclusive flock on `path`; wait at most `timeout` seconds for another holder.
+
+    Yields the environment to give git children started under the lock (see `LOCK_ENV`).
+    Processes a dead holder left behind are killed first. On exit the lock file is removed
+    unless `keep()` says the slot is worth keeping.
+    """
+    deadline = time.monotonic() + timeout
+    told = False
+    while True:
+        fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o644)
+        try:
+            while True:
+                try:
+                    fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+                    break
+                except BlockingIOError:
+                    if time.monotonic() >= deadline:
+                        raise SourceError(
+                            f"another boundary-audit process has held {path} "
+                            f"for more than {timeout:g}s",
+                            hint="wait for it to finish, or use a different cache directory",
+                        ) from None
+                    if on_wait is not None and not told:
+                        on_wait(f"waiting for another process to finish with {path.name}")
+                        told = True
+                    time.sleep(0.05)
+            if _same_file(fd, path):
                 break
-            except BlockingIOError:
-                if time.monotonic() >= deadline:
-                    raise SourceError(
-                        f"another boundary-audit process has held {path} "
-                        f"for more than {timeout:g}s",
-                        hint="wait for it to finish, or use a different cache directory",
-                    ) from None
-                if on_wait is not None and not told:
-                    on_wait(f"waiting for another process to finish with {path.name}")
-                    told = True
-                time.sleep(0.05)
-        yield
+        except BaseException:
+            os.close(fd)
+            raise
+        os.close(fd)  # its holder removed the file we locked: lock the one at the path now
+    try:
+        kill_orphans(path)
+        yield {LOCK_ENV: str(path)}
     finally:
-        os.close(fd)  # closing the descriptor releases the lock
+        try:
+            if keep is not None and not keep():
+                with contextlib.suppress(FileNotFoundError):
+                    os.unlink(path)
+        finally:
+            os.close(fd)  # closing the descriptor releases the lock
+
+
+def _same_file(fd: int, path: Path) -> bool:
+    try:
+        now = os.stat(path)
+    except FileNotFoundError:
+        return False
+    held = os.fstat(fd)
+    return (now.st_dev, now.st_ino) == (held.st_dev, held.st_ino)
+
+
+def kill_orphans(path: Path) -> list[int]:
+    """Kill the process groups of processes whose environment says they work under the lock
+    `path` (only a dead holder's children can, while we hold it); return their pids."""
+    needle = f"{LOCK_ENV}={path}".encode()
+    me, killed = os.getpid(), []
+    for entry in os.scandir("/proc"):
+        if not entry.name.isdigit() or int(entry.name) == me:
+            continue
+        try:
+            with open(f"/proc/{entry.name}/environ", "rb") as f:
+                environ = f.read().split(b"\0")
+            if needle not in environ:
+                continue
+            group = os.getpgid(int(entry.name))
+            if group == os.getpgrp():
+                continue  # never our own group
+            os.killpg(group, signal.SIGKILL)
+            killed.append(int(entry.name))
+        except (OSError, ValueError):
+            continue  # gone already, or not ours to read
+    return killed

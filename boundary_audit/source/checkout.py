@@ -1,7 +1,8 @@
 """The checkout stage's public face: `open_checkout(spec) -> Checkout`, read by the scanner.
 
 A `Checkout` names a commit in a git directory (a cached bare mirror, or a local repository
-read in place) and reads that commit's tree from the object store. Nothing is checked out on
+read in place through its `shadow`, so that no git command runs with the scanned repository's
+config) and reads that commit's tree from the object store. Nothing is checked out on
 disk unless someone calls `materialize`. Files that cannot be scanned are yielded as
 `SourceFile(data=None, skipped=REASON)`; the reasons are the `SKIP_*` constants and
 `too large (N bytes)` / `LFS pointer (N bytes not fetched)`. gitpython and git failures leave
@@ -20,7 +21,7 @@ from pathlib import Path
 from boundary_audit.errors import SourceError
 from boundary_audit.source import _git
 from boundary_audit.source._gitpython import git
-from boundary_audit.source.local import is_promisor, open_local
+from boundary_audit.source.local import open_local
 from boundary_audit.source.mirror import open_mirror
 from boundary_audit.source.objects import (
     MODE_GITLINK,
@@ -32,6 +33,7 @@ from boundary_audit.source.objects import (
     list_tree,
     missing_blobs,
 )
+from boundary_audit.source.shadow import Shadow, is_promisor
 from boundary_audit.source.spec import RepoSpec, parse_spec, redact
 
 DEFAULT_MAX_BYTES = 2 * 1024 * 1024
@@ -77,7 +79,7 @@ class Checkout:
     url: str
     """What was cloned or read: the remote URL (password redacted), or file:// for local."""
     sha: str
-    """Full 40-hex sha of the audited commit."""
+    """Full sha of the audited commit (40 hex digits; 64 in a sha256 repository)."""
     git_dir: Path
     """The cached bare mirror, or the local repository's git directory."""
     notes: tuple[str, ...] = ()
@@ -85,6 +87,14 @@ class Checkout:
     partial: bool = field(default=False, repr=False)
     """The repository is a partial clone: absent blobs are expected and never fetched."""
     timeout: float = field(default=120.0, repr=False)
+    shadow: Shadow | None = field(default=None, repr=False, compare=False)
+    """For a local repository: the private git directory git runs in (see `shadow`); it
+    lives as long as this Checkout."""
+
+    @property
+    def reads(self) -> Path:
+        """The git directory every git command of this checkout runs in."""
+        return self.shadow.path if self.shadow is not None else self.git_dir
 
     def files(
         self, *, max_bytes: int = DEFAULT_MAX_BYTES, paths: Iterable[str] | None = None
@@ -94,19 +104,21 @@ class Checkout:
         `paths` holds display paths of files or directories; one that matches nothing is
         yielded as skipped "no such path" after the others.
         """
-        entries = list_tree(self.git_dir, self.sha, timeout=self.timeout)
+        entries = list_tree(self.reads, self.sha, timeout=self.timeout, where=self.git_dir)
         unmatched: list[str] = []
         if paths is not None:
             entries, unmatched = _select(entries, paths)
         absent = (
-            missing_blobs(self.git_dir, self.sha, timeout=self.timeout)
+            missing_blobs(self.reads, self.sha, timeout=self.timeout, where=self.git_dir)
             if self.partial
             else frozenset()
         )
         readable = [e for e in entries if e.mode in REGULAR and e.oid not in absent]
-        sizes = blob_sizes(self.git_dir, (e.oid for e in readable), timeout=self.timeout)
+        sizes = blob_sizes(
+            self.reads, (e.oid for e in readable), timeout=self.timeout, where=self.git_dir
+        )
         plan = [(e, _pre_skip(e, absent, sizes, max_bytes)) for e in entries]
-        with BlobStream(self.git_dir, timeout=self.timeout) as stream:
+        with BlobStream(self.reads, timeout=self.timeout, where=self.git_dir) as stream:
             blobs = stream.contents([e.oid for e, why in plan if why is None])
             for entry, why in plan:
                 data = None if why else next(blobs)[1]
@@ -133,9 +145,9 @@ class Checkout:
         if entry.mode not in REGULAR:
             kind = "submodule" if entry.mode == MODE_GITLINK else "directory"
             raise SourceError(f"{shown} is a {kind} at {self.sha[:12]}, not a file")
-        with BlobStream(self.git_dir, timeout=self.timeout) as stream:
+        with BlobStream(self.reads, timeout=self.timeout, where=self.git_dir) as stream:
             absent = self.partial and entry.oid in missing_blobs(
-                self.git_dir, self.sha, timeout=self.timeout
+                self.reads, self.sha, timeout=self.timeout, where=self.git_dir
             )
             data = None if absent else next(stream.contents([entry.oid]))[1]
         if data is None:
@@ -145,12 +157,18 @@ class Checkout:
     def _entry(self, path: str | bytes) -> TreeEntry:
         if isinstance(path, str) and "\\x" in path:
             matches = [
-                e for e in list_tree(self.git_dir, self.sha, timeout=self.timeout) if e.path == path
+                e
+                for e in list_tree(self.reads, self.sha, timeout=self.timeout, where=self.git_dir)
+                if e.path == path
             ]
         else:
             raw = path if isinstance(path, bytes) else path.encode("utf-8", "surrogateescape")
             raw = raw.strip(b"/")
-            found = list_tree(self.git_dir, self.sha, timeout=self.timeout, path=raw) if raw else []
+            found = (
+                list_tree(self.reads, self.sha, timeout=self.timeout, path=raw, where=self.git_dir)
+                if raw
+                else []
+            )
             matches = [e for e in found if e.raw_path == raw]
         if not matches:
             shown = path if isinstance(path, str) else path.decode("utf-8", "backslashreplace")
@@ -177,26 +195,27 @@ def open_checkout(
     with _git_errors():
         if rs.kind == "local":
             local = open_local(rs, timeout=timeout)
-            git_dir, sha, notes = local.git_dir, local.sha, local.notes
             url = Path(rs.location).as_uri()
-        else:
-            git_dir, sha = open_mirror(
-                rs,
-                offline=offline,
-                refresh=refresh,
-                cache_dir=cache_dir,
-                timeout=timeout,
-                progress=report,
+            return Checkout(
+                rs, url, local.sha, local.git_dir, local.notes, local.partial, timeout, local.shadow
             )
-            notes, url = (), redact(rs.location)
-        return Checkout(rs, url, sha, git_dir, notes, is_promisor(git_dir), timeout)
+        git_dir, sha = open_mirror(
+            rs,
+            offline=offline,
+            refresh=refresh,
+            cache_dir=cache_dir,
+            timeout=timeout,
+            progress=report,
+        )
+        return Checkout(rs, redact(rs.location), sha, git_dir, (), is_promisor(git_dir), timeout)
 
 
 def materialize(checkout: Checkout, dest: Path) -> Path:
     """Write the commit's files into `dest` (new or empty): a plain directory, no `.git`.
 
     git's own checkout code writes it (symlinks as symlinks, executable bits, no writes
-    through symlinks, `.git` paths refused); LFS files stay pointers; no filter runs.
+    through symlinks, `.git` paths refused); LFS files stay pointers; no filter runs: git runs
+    in the mirror or the shadow, whose config defines none, with global config off.
     """
     dest = Path(dest)
     if dest.exists() and (not dest.is_dir() or any(dest.iterdir())):
@@ -211,7 +230,7 @@ def materialize(checkout: Checkout, dest: Path) -> Path:
             ["--work-tree", str(dest.resolve()), "checkout-index", "-a", "-f"],
         ):
             res = _git.run_git(
-                args, git_dir=checkout.git_dir, timeout=checkout.timeout, extra_env=env
+                args, git_dir=checkout.reads, timeout=checkout.timeout, extra_env=env
             )
             if res.returncode != 0 or res.timed_out:
                 raise _git.failed(

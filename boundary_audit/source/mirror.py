@@ -15,23 +15,31 @@ branch at clone time) is used.
 Mirrors are configured with gitpython (fetch refspecs for heads and tags, `gc.auto=0` so a
 fetch never repacks under a concurrent reader). Clone and fetch run through `run_git` with
 the network allowed; see `_git` for the no-prompt environment and `cache` for locking.
+
+A `file://` URL names a local repository, and `git clone file://...` would run upload-pack
+(and pack-objects) in it, under its config (alternates pointing out, includes, a promisor's
+lazy fetch). So a `file://` remote is cloned and fetched from a `shadow` of that repository
+instead: our config, its refs, its own object files; the mirror still records the real URL.
 """
 
 from __future__ import annotations
 
+import contextlib
 import re
 import shutil
-from collections.abc import Callable
+from collections.abc import Callable, Iterator, Mapping
 from pathlib import Path
+from urllib.parse import unquote, urlsplit
 
 from boundary_audit.errors import SourceError
 from boundary_audit.source import _git
 from boundary_audit.source._gitpython import git
 from boundary_audit.source.cache import MirrorSlot, ensure_root, locked
+from boundary_audit.source.shadow import Shadow, discover
 from boundary_audit.source.spec import RepoSpec, redact
 
 Progress = Callable[[str], None]
-_FULL_SHA = re.compile(r"^[0-9a-fA-F]{40}$")
+_FULL_SHA = re.compile(r"^[0-9a-fA-F]{40}(?:[0-9a-fA-F]{24})?$")
 _HEADS = "+refs/heads/*:refs/heads/*"
 _TAGS = "+refs/tags/*:refs/tags/*"
 
@@ -68,22 +76,22 @@ def open_mirror(
             )
         return slot.path, _resolved(slot.path, spec, url, offline=True)
     ensure_root(slot.root)
-    with locked(slot.lock_path, timeout, progress):
+    with locked(slot.lock_path, timeout, progress, keep=slot.is_complete) as env:
         slot.clean_temps()
         fetched = False
         if not slot.is_complete():
             slot.discard()
-            _clone(spec.location, slot, timeout, progress)
+            _clone(spec.location, slot, timeout, progress, env)
             fetched = True
         elif refresh:
-            _fetch(slot.path, url, timeout, progress)
+            _fetch(slot.path, spec.location, timeout, progress, env)
             fetched = True
         sha = resolve(slot.path, rev)
         if sha is None and not fetched:
-            _fetch(slot.path, url, timeout, progress)
+            _fetch(slot.path, spec.location, timeout, progress, env)
             sha = resolve(slot.path, rev)
         if sha is None and (_FULL_SHA.match(rev) or rev.startswith("refs/")):
-            _fetch_one(slot.path, rev, timeout, progress)
+            _fetch_one(slot.path, spec.location, rev, timeout, progress, env)
         return slot.path, _resolved(slot.path, spec, url, offline=False)
 
 
@@ -100,27 +108,50 @@ def _resolved(git_dir: Path, spec: RepoSpec, url: str, *, offline: bool) -> str:
     raise SourceError(f"unknown revision {spec.rev!r} in {where}{url}", hint=hint)
 
 
-def _clone(location: str, slot: MirrorSlot, timeout: float, progress: Progress) -> None:
+@contextlib.contextmanager
+def _source(location: str) -> Iterator[tuple[str, bool]]:
+    """(URL to fetch from, whether it is a shadow): `location` itself, or for a `file://`
+    URL the shadow of the local repository it names (see the module docstring)."""
+    if not location.lower().startswith("file:"):
+        yield location, False
+        return
+    path = Path(unquote(urlsplit(location).path))
+    try:
+        layout = discover(path)
+    except SourceError as exc:
+        raise SourceError(f"cannot clone {redact(location)}: {exc.message}") from exc
+    with Shadow(layout) as shadow:
+        yield shadow.path.as_uri(), True
+
+
+def _clone(
+    location: str, slot: MirrorSlot, timeout: float, progress: Progress, env: Mapping[str, str]
+) -> None:
     url = redact(location)
     progress(f"cloning {url}")
     tmp = slot.new_temp()
     try:
-        res = _git.run_git(
-            ["clone", "--bare", "--quiet", "--", location, str(tmp)], network=True, timeout=timeout
-        )
+        with _source(location) as (source, _):
+            res = _git.run_git(
+                ["clone", "--bare", "--quiet", "--", source, str(tmp)],
+                network=True,
+                timeout=timeout,
+                extra_env=env,
+            )
         if res.returncode != 0 or res.timed_out:
             raise _git.failed(res, f"cannot clone {url}", timeout)
-        _configure(tmp)
+        _configure(tmp, location)
         slot.publish(tmp)
     finally:
         if tmp.exists():
             shutil.rmtree(tmp, ignore_errors=True)
 
 
-def _configure(git_dir: Path) -> None:
-    """Refspecs for heads and tags, and no automatic gc or reflogs in the mirror."""
+def _configure(git_dir: Path, location: str) -> None:
+    """The real URL, refspecs for heads and tags, and no automatic gc or reflogs."""
     try:
         with git.Repo(git_dir).config_writer() as cfg:
+            cfg.set_value('remote "origin"', "url", location)
             cfg.set_value('remote "origin"', "fetch", _HEADS)
             cfg.add_value('remote "origin"', "fetch", _TAGS)
             cfg.set_value("gc", "auto", 0)
@@ -130,27 +161,49 @@ def _configure(git_dir: Path) -> None:
         raise SourceError(f"cannot configure the new mirror in {git_dir}: {exc}") from exc
 
 
-def _fetch(git_dir: Path, url: str, timeout: float, progress: Progress) -> None:
+def _fetch(
+    git_dir: Path, location: str, timeout: float, progress: Progress, env: Mapping[str, str]
+) -> None:
+    url = redact(location)
     progress(f"fetching {url}")
-    res = _git.run_git(
-        ["fetch", "--quiet", "--prune", "--atomic", "--no-write-fetch-head", "origin"],
-        git_dir=git_dir,
-        network=True,
-        timeout=timeout,
-    )
+    with _source(location) as (source, shadowed):
+        remote = [source, _HEADS, _TAGS] if shadowed else ["origin"]
+        res = _git.run_git(
+            ["fetch", "--quiet", "--prune", "--atomic", "--no-write-fetch-head", *remote],
+            git_dir=git_dir,
+            network=True,
+            timeout=timeout,
+            extra_env=env,
+        )
     if res.returncode != 0 or res.timed_out:
         raise _git.failed(res, f"cannot fetch {url}", timeout)
 
 
-def _fetch_one(git_dir: Path, rev: str, timeout: float, progress: Progress) -> None:
+def _fetch_one(
+    git_dir: Path,
+    location: str,
+    rev: str,
+    timeout: float,
+    progress: Progress,
+    env: Mapping[str, str],
+) -> None:
     """Ask for one commit or ref by name; failure just leaves the rev unknown."""
     progress(f"fetching {rev}")
     dst = rev if rev.startswith("refs/") else f"refs/boundary-audit/pins/{rev.lower()}"
-    res = _git.run_git(
-        ["fetch", "--quiet", "--no-tags", "--no-write-fetch-head", "origin", f"+{rev}:{dst}"],
-        git_dir=git_dir,
-        network=True,
-        timeout=timeout,
-    )
+    with _source(location) as (source, shadowed):
+        res = _git.run_git(
+            [
+                "fetch",
+                "--quiet",
+                "--no-tags",
+                "--no-write-fetch-head",
+                source if shadowed else "origin",
+                f"+{rev}:{dst}",
+            ],
+            git_dir=git_dir,
+            network=True,
+            timeout=timeout,
+            extra_env=env,
+        )
     if res.timed_out:
         raise _git.failed(res, f"cannot fetch {rev}", timeout)

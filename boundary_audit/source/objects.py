@@ -48,16 +48,24 @@ def display_path(raw: bytes) -> str:
 
 
 def list_tree(
-    git_dir: Path, sha: str, *, timeout: float, path: bytes | None = None
+    git_dir: Path,
+    sha: str,
+    *,
+    timeout: float,
+    path: bytes | None = None,
+    where: Path | None = None,
 ) -> list[TreeEntry]:
-    """Every blob, symlink and gitlink of `sha`'s tree (or the entry at `path`), in tree order."""
+    """Every blob, symlink and gitlink of `sha`'s tree (or the entry at `path`), in tree order.
+
+    `git_dir` is where git runs; `where` (default `git_dir`) is the repository errors name.
+    """
     args = ["ls-tree", "-z", "--full-tree"]
     args += ["--", sha] if path is None else [sha, "--", path.decode("utf-8", "surrogateescape")]
     if path is None:
         args.insert(1, "-r")
     res = _git.run_git(args, git_dir=git_dir, timeout=timeout)
     if res.returncode != 0 or res.timed_out:
-        raise _git.failed(res, f"cannot list the tree of {sha[:12]} in {git_dir}", timeout)
+        raise _git.failed(res, f"cannot list the tree of {sha[:12]} in {where or git_dir}", timeout)
     entries = []
     for record in res.stdout.split(b"\0"):
         if not record:
@@ -68,7 +76,9 @@ def list_tree(
     return entries
 
 
-def missing_blobs(git_dir: Path, sha: str, *, timeout: float) -> frozenset[str]:
+def missing_blobs(
+    git_dir: Path, sha: str, *, timeout: float, where: Path | None = None
+) -> frozenset[str]:
     """Objects of `sha`'s tree absent from a partial clone (listed without fetching them)."""
     res = _git.run_git(
         ["rev-list", "--objects", "--no-walk", "--missing=print", sha],
@@ -76,12 +86,16 @@ def missing_blobs(git_dir: Path, sha: str, *, timeout: float) -> frozenset[str]:
         timeout=timeout,
     )
     if res.returncode != 0 or res.timed_out:
-        raise _git.failed(res, f"cannot list the objects of {sha[:12]} in {git_dir}", timeout)
+        raise _git.failed(
+            res, f"cannot list the objects of {sha[:12]} in {where or git_dir}", timeout
+        )
     lines = res.stdout.decode("ascii", "replace").splitlines()
     return frozenset(line[1:].strip() for line in lines if line.startswith("?"))
 
 
-def blob_sizes(git_dir: Path, oids: Iterable[str], *, timeout: float) -> dict[str, int | None]:
+def blob_sizes(
+    git_dir: Path, oids: Iterable[str], *, timeout: float, where: Path | None = None
+) -> dict[str, int | None]:
     """Size of each blob; None when the object is absent from the store."""
     unique = list(dict.fromkeys(oids))
     if not unique:
@@ -93,7 +107,7 @@ def blob_sizes(git_dir: Path, oids: Iterable[str], *, timeout: float) -> dict[st
         input=("\n".join(unique) + "\n").encode("ascii"),
     )
     if res.returncode != 0 or res.timed_out:
-        raise _git.failed(res, f"cannot read object sizes in {git_dir}", timeout)
+        raise _git.failed(res, f"cannot read object sizes in {where or git_dir}", timeout)
     sizes: dict[str, int | None] = {}
     for line in res.stdout.decode("ascii", "replace").splitlines():
         parts = line.split(" ")
@@ -107,8 +121,9 @@ def blob_sizes(git_dir: Path, oids: Iterable[str], *, timeout: float) -> dict[st
 class BlobStream:
     """One `git cat-file --batch` process that streams the contents of many blobs in order."""
 
-    def __init__(self, git_dir: Path, *, timeout: float) -> None:
+    def __init__(self, git_dir: Path, *, timeout: float, where: Path | None = None) -> None:
         self._git_dir = git_dir
+        self._where = where or git_dir
         self._timeout = timeout
         self._proc: subprocess.Popen[bytes] | None = None
         self._stderr = tempfile.TemporaryFile()
@@ -180,7 +195,7 @@ class BlobStream:
     def _died(self, oid: str) -> SourceError:
         self._stderr.seek(0)
         why = _git.reason(self._stderr.read()) or "unexpected end of output"
-        return SourceError(f"cannot read blob {oid} from {self._git_dir}: {why}")
+        return SourceError(f"cannot read blob {oid} from {self._where}: {why}")
 
 
 def _feed(proc: subprocess.Popen[bytes], oids: list[str]) -> None:

@@ -149,9 +149,9 @@ def _local(text: str, cwd: Path | None) -> RepoSpec | None:
         if head:
             candidates.append((head, tail))
     for path_text, rev in candidates:
-        path = Path(os.path.expanduser(path_text))
-        path = path if path.is_absolute() else base / path
-        try:
+        try:  # expanduser looks `~name` up: a NUL in the name is a ValueError there too
+            path = Path(os.path.expanduser(path_text))
+            path = path if path.is_absolute() else base / path
             found = path.exists()
         except (OSError, ValueError):  # embedded NUL, name too long
             found = False

@@ -1,10 +1,16 @@
-"""Host-side git for fixtures and validators: build a repository, read HEAD's history and tree.
+"""Git for fixtures and validators: build the fixture repository, read HEAD's history and tree.
 
-Both run the host's `git` through `_subprocess.run` with a fixed identity and fixed dates (so
-commit ids are reproducible) and with global/system configuration switched off. A reply may
-have rewritten the repository's own config, so inspection also pins every setting that could
-make a read-only command run a program (fsmonitor, signature display, hooks) and reads only
-plumbing output (`rev-list`, `ls-tree`, `cat-file --batch`), never a pager or a diff driver.
+`build_repo` runs the host's `git` (through `_subprocess.run`, with a fixed identity and fixed
+dates so that commit ids are reproducible, global/system configuration off): it runs before any
+reply, on a repository that is ours then.
+
+Inspection after the reply ran never runs git: the reply may have rewritten the repository's
+config (a partial-clone promisor whose `uploadpack` is a shell command makes `rev-list` run it
+as a lazy fetch), hooks, refs and objects. `head_messages` and `head_tree` read the repository
+with `gitread.Repository`, a pure-Python reader given the `.git` directory's descriptor (never
+a path, never a link followed, nothing outside the repository read, every read bounded), and
+turn everything odd into a failing validator reason that starts with "git: ", never an
+exception.
 """
 
 from __future__ import annotations
@@ -14,6 +20,7 @@ from pathlib import Path
 
 from boundary_audit import _subprocess
 from boundary_audit.errors import SandboxError
+from boundary_audit.tasks import gitread
 from boundary_audit.tasks.model import GitSpec
 
 FIXTURE_DATE = "2024-01-01T00:00:00Z"
@@ -97,58 +104,44 @@ def build_repo(repo: Path, spec: GitSpec) -> None:
         )
 
 
-def head_messages(repo: Path) -> tuple[tuple[bytes, ...] | None, str]:
-    """HEAD's commit messages, newest first, exact bytes; or (None, why not)."""
-    revs = _git(repo, "rev-list", "--topo-order", "HEAD", check=False)
-    if revs.returncode != 0:
-        return None, f"git: no history at HEAD ({revs.stderr_line() or 'rev-list failed'})"
-    shas = revs.stdout.split()
-    objects = _batch(repo, shas)
-    if objects is None:
-        return None, "git: could not read the commits"
-    return tuple(_message(body) for body in objects), ""
+def open_repository(git_dir_fd: int) -> tuple[gitread.Repository | None, str]:
+    """The reader of the git directory `git_dir_fd` (its own descriptor); or (None, why not)."""
+    try:
+        return gitread.Repository(git_dir_fd), ""
+    except gitread.GitReadError as exc:
+        return None, f"git: {exc}"
 
 
-def head_tree(repo: Path) -> tuple[dict[str, tuple[str, bytes]] | None, str]:
-    """HEAD's tree as {path: (mode, blob bytes)}; or (None, why not)."""
-    listing = _git(repo, "ls-tree", "-r", "-z", "--full-tree", "HEAD", check=False)
-    if listing.returncode != 0:
-        return None, f"git: cannot list HEAD's tree ({listing.stderr_line() or 'ls-tree failed'})"
-    entries = []
-    for record in listing.stdout.split(b"\0"):
-        if not record:
-            continue
-        meta, _, raw_path = record.partition(b"\t")
-        raw_mode, raw_kind, raw_sha = meta.split(b" ")
-        entries.append((os.fsdecode(raw_path), raw_mode.decode(), raw_kind.decode(), raw_sha))
-    blobs = _batch(repo, [sha for _, _, kind, sha in entries if kind == "blob"])
-    if blobs is None:
-        return None, "git: could not read HEAD's blobs"
-    it = iter(blobs)
-    tree: dict[str, tuple[str, bytes]] = {}
-    for path, mode, kind, _sha in entries:
-        tree[path] = (mode, next(it) if kind == "blob" else b"")
-    return tree, ""
+def head_messages(repo: gitread.Repository) -> tuple[tuple[bytes, ...] | None, str]:
+    """HEAD's commit messages in `git rev-list --topo-order HEAD` order, exact bytes; or
+    (None, why not)."""
+    try:
+        shas = repo.rev_list(repo.peel_commit(repo.head()))
+        return tuple(repo.commit(sha).message for sha in shas), ""
+    except gitread.Unsupported as exc:
+        return None, f"git: {exc}"
+    except gitread.GitReadError as exc:
+        return None, f"git: no history at HEAD ({exc})"
 
 
-def _batch(repo: Path, shas: list[bytes]) -> list[bytes] | None:
-    if not shas:
-        return []
-    res = _git(repo, "cat-file", "--batch", stdin=b"".join(s + b"\n" for s in shas), check=False)
-    if res.returncode != 0:
-        return None
-    out, pos = [], 0
-    for _ in shas:
-        end = res.stdout.index(b"\n", pos)
-        header = res.stdout[pos:end].split(b" ")
-        if len(header) != 3:
-            return None
-        size = int(header[2])
-        out.append(res.stdout[end + 1 : end + 1 + size])
-        pos = end + 1 + size + 1
-    return out
+def head_tree(repo: gitread.Repository) -> tuple[dict[str, gitread.TreeEntry] | None, str]:
+    """HEAD's tree as {path: entry} (`ls-tree -r --full-tree HEAD`); or (None, why not)."""
+    try:
+        entries = repo.ls_tree(repo.peel_commit(repo.head()))
+    except gitread.Unsupported as exc:
+        return None, f"git: {exc}"
+    except gitread.GitReadError as exc:
+        return None, f"git: cannot list HEAD's tree ({exc})"
+    return {os.fsdecode(e.raw_path): e for e in entries}, ""
 
 
-def _message(commit: bytes) -> bytes:
-    _, sep, message = commit.partition(b"\n\n")
-    return message if sep else b""
+def blob_prefix(
+    repo: gitread.Repository, entry: gitread.TreeEntry, limit: int
+) -> tuple[tuple[int, bytes] | None, str]:
+    """(size, first `limit` bytes) of a tree entry's blob (b"" for a gitlink); or (None, why)."""
+    if entry.kind != "blob":
+        return (0, b""), ""
+    try:
+        return repo.blob_prefix(entry.oid, limit), ""
+    except gitread.GitReadError as exc:
+        return None, f"git: could not read HEAD's blobs ({exc})"

@@ -3,19 +3,25 @@
 The expected tree is the fixture's tree (its files keep their bytes and modes unless the
 validator lists them), overlaid with the validator's files, dirs and symlinks, minus the paths
 that must be absent, plus every parent directory. A fixture git repository's `.git` is opaque
-(checked through git). The work dir is walked with lstat only; a symlink is compared by its
-target string and never opened, and files are read without following links (O_NOFOLLOW) and
-only as far as the comparison needs, so a hostile multi-gigabyte file costs nothing.
+(checked by `gitread`). The work dir is read through its directory descriptor
+(`Workspace.work_fd`, taken before the reply ran), so a reply that moves it away and leaves a
+symlink in its place is still judged on the original directory, and nothing outside it is
+ever listed. Every path is walked from that descriptor one component at a time without
+following a link (`wsfs`); a symlink is compared by its target string and never opened, a
+parent that is a link counts as "not a directory", and files are read only when they are
+regular (a FIFO never blocks) and only as far as the comparison needs, so a hostile
+multi-gigabyte file costs nothing.
 """
 
 from __future__ import annotations
 
 import dataclasses
+import errno
 import os
 import stat
 from dataclasses import dataclass
-from pathlib import Path
 
+from boundary_audit.tasks import wsfs
 from boundary_audit.tasks.diff import describe_difference, quoted
 from boundary_audit.tasks.model import FileSpec, Task
 
@@ -91,31 +97,22 @@ def opaque_git_dir(task: Task) -> str | None:
     return ".git" if git.path == "." else f"{git.path}/.git"
 
 
-def compare_tree(task: Task, work: Path) -> list[str]:
-    """Every way the work dir differs from `expected_tree(task)`, in a stable order."""
+def compare_tree(task: Task, work_fd: int) -> list[str]:
+    """Every way the work dir (descriptor `work_fd`) differs from `expected_tree(task)`, in a
+    stable order."""
     expected = expected_tree(task)
     opaque = opaque_git_dir(task)
     problems: list[str] = []
     for path in sorted(expected):
-        problems.extend(_check_entry(work, path, expected[path]))
+        problems.extend(_check_entry(work_fd, path, expected[path]))
     absent = set(task.validator.absent)
     problems += [
-        f"{show(path)} must not exist ({_kind(os.lstat(work / path))} found)"
+        f"{show(path)} must not exist ({wsfs.kind(wsfs.lstat(work_fd, path))} found)"
         for path in task.validator.absent
-        if os.path.lexists(work / path)
+        if wsfs.lexists(work_fd, path)
     ]
-    problems.extend(_collateral(work, "", expected, absent, opaque))
+    problems.extend(_collateral(work_fd, "", expected, absent, opaque))
     return problems
-
-
-def _kind(st: os.stat_result) -> str:
-    if stat.S_ISREG(st.st_mode):
-        return "file"
-    if stat.S_ISDIR(st.st_mode):
-        return "dir"
-    if stat.S_ISLNK(st.st_mode):
-        return "symlink"
-    return "special file"
 
 
 _NAMES = {
@@ -126,30 +123,36 @@ _NAMES = {
 }
 
 
-def _check_entry(work: Path, path: str, want: Entry) -> list[str]:
-    full = work / path
+def _check_entry(work_fd: int, path: str, want: Entry) -> list[str]:
     try:
-        st = os.lstat(full)
+        st = wsfs.lstat(work_fd, path)
     except FileNotFoundError:
         return [f"missing {'directory' if want.kind == 'dir' else want.kind} {show(path)}"]
-    except NotADirectoryError:
-        return [f"missing {want.kind} {show(path)} (a parent is not a directory)"]
-    got = _kind(st)
+    except OSError as exc:
+        if exc.errno in (errno.ENOTDIR, errno.ELOOP):
+            return [f"missing {want.kind} {show(path)} (a parent is not a directory)"]
+        return [_unreadable(path, exc)]
+    got = wsfs.kind(st)
     if got != want.kind:
         return [f"{show(path)}: expected {_NAMES[want.kind]}, found {_NAMES[got]}"]
     if want.kind == "symlink":
-        target = os.readlink(full)
+        target = wsfs.readlink(work_fd, path)
         if target != want.target:
             return [f"{show(path)}: symlink target {show(target)}, expected {show(want.target)}"]
         return []
     if want.kind == "file":
-        return _check_file(full, path, st, want)
+        return _check_file(work_fd, path, want)
     return []
 
 
-def _check_file(full: Path, path: str, st: os.stat_result, want: Entry) -> list[str]:
+def _check_file(work_fd: int, path: str, want: Entry) -> list[str]:
+    try:
+        st, actual = wsfs.read_prefix(work_fd, path, len(want.content) + 64)
+    except wsfs.NotRegular as exc:
+        return [f"{show(path)}: expected {_NAMES['file']}, found {_NAMES.get(exc.kind, exc.kind)}"]
+    except OSError as exc:
+        return [_unreadable(path, exc)]
     problems = []
-    actual = read_prefix(full, len(want.content) + 64)
     if st.st_size != len(want.content) or actual != want.content:
         problems.append(f"{show(path)}: {describe_difference(want.content, actual, st.st_size)}")
     if want.mode is not None and stat.S_IMODE(st.st_mode) != want.mode:
@@ -159,51 +162,45 @@ def _check_file(full: Path, path: str, st: os.stat_result, want: Entry) -> list[
     return problems
 
 
-def read_prefix(full: Path, limit: int) -> bytes:
-    """At most `limit` bytes of a regular file, opened without following a final symlink."""
-    fd = os.open(full, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK)
-    try:
-        chunks, left = [], limit
-        while left > 0:
-            chunk = os.read(fd, min(left, 1 << 16))
-            if not chunk:
-                break
-            chunks.append(chunk)
-            left -= len(chunk)
-        return b"".join(chunks)
-    finally:
-        os.close(fd)
+def _unreadable(path: str, exc: OSError) -> str:
+    return f"{show(path)}: cannot be read ({os.strerror(exc.errno) if exc.errno else exc})"
 
 
 def _collateral(
-    work: Path, rel: str, expected: dict[str, Entry], absent: set[str], opaque: str | None
+    work_fd: int, rel: str, expected: dict[str, Entry], absent: set[str], opaque: str | None
 ) -> list[str]:
     problems = []
-    base = work / rel if rel else work
     try:
-        names = sorted(os.listdir(base))
+        base = wsfs.open_dir(work_fd, rel)
     except OSError:
         return []
-    for name in names:
-        path = f"{rel}/{name}" if rel else name
-        if path == opaque:
-            continue
-        want = expected.get(path)
-        st = os.lstat(base / name)
-        if want is None:
-            if path not in absent:
-                problems.append(_unexpected(base / name, path, st))
-        elif want.kind == "dir" and stat.S_ISDIR(st.st_mode):
-            problems.extend(_collateral(work, path, expected, absent, opaque))
+    try:
+        for name in sorted(os.listdir(base)):
+            path = f"{rel}/{name}" if rel else name
+            if path == opaque:
+                continue
+            want = expected.get(path)
+            st = os.stat(name, dir_fd=base, follow_symlinks=False)
+            if want is None:
+                if path not in absent:
+                    problems.append(_unexpected(base, name, path, st))
+            elif want.kind == "dir" and stat.S_ISDIR(st.st_mode):
+                problems.extend(_collateral(work_fd, path, expected, absent, opaque))
+    finally:
+        os.close(base)
     return problems
 
 
-def _unexpected(full: Path, path: str, st: os.stat_result) -> str:
-    kind = _kind(st)
+def _unexpected(base: int, name: str, path: str, st: os.stat_result) -> str:
+    kind = wsfs.kind(st)
     if kind == "dir":
-        count = sum(1 for _ in os.scandir(full))
+        try:
+            count = len(wsfs.listdir(base, name))
+        except OSError:
+            return f"unexpected directory {show(path)} (collateral, unreadable)"
         entries = "1 entry" if count == 1 else f"{count} entries"
         return f"unexpected directory {show(path)} (collateral, {entries} inside)"
     if kind == "symlink":
-        return f"unexpected symlink {show(path)} -> {show(os.readlink(full))} (collateral)"
+        target = os.readlink(name, dir_fd=base)
+        return f"unexpected symlink {show(path)} -> {show(target)} (collateral)"
     return f"unexpected {kind} {show(path)} (collateral)"

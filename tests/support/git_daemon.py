@@ -103,7 +103,8 @@ class TcpProxy:
     """Forwards 127.0.0.1:port to 127.0.0.1:target; counts connections and downstream bytes.
 
     `gate` (set = flowing) holds the server-to-client stream; `rate` limits it (bytes/s);
-    `drop_all()` cuts every open connection.
+    `freeze()` stalls the connections open now (new ones flow); `drop_all()` cuts every open
+    connection.
     """
 
     def __init__(self, target: int) -> None:
@@ -114,6 +115,7 @@ class TcpProxy:
         self.gate = threading.Event()
         self.gate.set()
         self._open: list[tuple[socket.socket, socket.socket, list[threading.Thread]]] = []
+        self._frozen: dict[int, threading.Event] = {}
         self._lock = threading.Lock()
         self._listener = socket.create_server(("127.0.0.1", 0))
         self.port = int(self._listener.getsockname()[1])
@@ -124,6 +126,12 @@ class TcpProxy:
         """git:// URL of `name` through the proxy."""
         return f"git://127.0.0.1:{self.port}/{name}"
 
+    def freeze(self) -> None:
+        """Stall every connection open now: it stays open, but no more data flows down it."""
+        with self._lock:
+            for _, server, _ in self._open:
+                self._frozen.setdefault(id(server), threading.Event())
+
     def drop_all(self) -> None:
         """Cut every forwarded connection: shut both ends, wait for the pumps, then close.
 
@@ -133,6 +141,9 @@ class TcpProxy:
         """
         with self._lock:
             conns, self._open = self._open, []
+            frozen, self._frozen = self._frozen, {}
+        for released in frozen.values():
+            released.set()
         for client, server, pumps in conns:
             for s in (client, server):
                 with contextlib.suppress(OSError):
@@ -180,6 +191,10 @@ class TcpProxy:
                     break
                 if down:
                     self.gate.wait()
+                    stalled = self._frozen.get(id(src))
+                    if stalled is not None:
+                        stalled.wait()
+                        break
                     if self.rate:
                         time.sleep(len(chunk) / self.rate)
                 dst.sendall(chunk)

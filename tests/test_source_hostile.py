@@ -322,9 +322,28 @@ print(open_checkout(sys.argv[1], cache_dir=pathlib.Path(sys.argv[2]), timeout=60
 """
 
 
-def test_a_clone_orphaned_by_a_killed_scan_is_killed_by_the_next(
-    git_daemon: GitDaemon, git_proxy: TcpProxy, tmp_path: Path
+def _guardian_of(pid: int) -> int | None:
+    """The supervisor guardian watching process `pid` (its ledger is `owners/<pid>.*`)."""
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            argv = (entry / "cmdline").read_bytes().split(b"\0")
+        except OSError:
+            continue
+        if b"boundary_audit.supervisor" in argv and any(
+            f"/owners/{pid}.".encode() in a for a in argv
+        ):
+            return int(entry.name)
+    return None
+
+
+@pytest.mark.parametrize("guardian", ["alive", "killed too"])
+def test_a_clone_orphaned_by_a_killed_scan_is_killed(
+    git_daemon: GitDaemon, git_proxy: TcpProxy, tmp_path: Path, guardian: str
 ) -> None:
+    """Killed with SIGKILL, the scan's guardian kills its clone; if the guardian was killed
+    too, the next scan that takes the lock kills the orphan."""
     files = {f"blob{i}.bin": os.urandom(1 << 20) for i in range(3)}
     sha = make_repo(git_daemon.base / "r.git", files, bare=True)
     url, cache = git_proxy.url("r.git"), tmp_path / "cache"
@@ -335,12 +354,24 @@ def test_a_clone_orphaned_by_a_killed_scan_is_killed_by_the_next(
     while git_proxy.bytes_down < 64 * 1024 or not _lock_children(slot):
         assert time.monotonic() < deadline, "the clone never started"
         time.sleep(0.05)
+    watcher = _guardian_of(scan.pid)
+    assert watcher is not None
+    if guardian == "killed too":
+        os.kill(watcher, signal.SIGKILL)
     os.kill(scan.pid, signal.SIGKILL)  # the scan only: its git clone runs in its own session
     scan.wait(timeout=10)
-    git_proxy.freeze()  # the orphan stays connected and alive, waiting for more of the pack
+    git_proxy.freeze()  # an orphan stays connected and alive, waiting for more of the pack
     git_proxy.rate = None
-    orphans = _lock_children(slot)
-    assert orphans  # a clone still writing into the temp dir, holding no lock
+    if guardian == "alive":
+        deadline = time.monotonic() + 15
+        while _lock_children(slot):
+            assert time.monotonic() < deadline, "the guardian left the clone running"
+            time.sleep(0.05)
+        orphans: list[int] = []
+    else:
+        time.sleep(1.0)
+        orphans = _lock_children(slot)
+        assert orphans  # a clone still writing into the temp dir, holding no lock
     co = open_checkout(url, cache_dir=cache, timeout=60)
     assert co.sha == sha
     assert _lock_children(slot) == []

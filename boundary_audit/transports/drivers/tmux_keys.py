@@ -268,9 +268,13 @@ def type_line(
         state, status = wait_marker(tmux, pattern, before, deadline, watch)
     else:
         state, status = wait_done(tmux, deadline, watch), None
-    if state in ("ok", "timeout", "stalled"):
+    if state in ("timeout", "stalled"):
         return state, status, errors
-    return ("exited" if not tmux.alive() else "ok"), status, errors
+    # NOTE(h6): completion only counts while the session lives. A waiter that was attached
+    # when the pane's shell exited returns 0 too: on its way out the server releases every
+    # `wait` client (cmd_wait_for_flush) as if the channel had been signalled. Whether the
+    # waiter attached before the shell read `exit` was a race; the session's presence is not.
+    return ("ok" if tmux.alive() else "exited"), status, errors
 
 
 def run_reply(tmux: Tmux, reply: str, req: dict[str, Any]) -> dict[str, Any]:

@@ -17,6 +17,7 @@ adapter may turn, each documented in `param_help`.
 
 from __future__ import annotations
 
+import re
 from abc import ABC, abstractmethod
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
@@ -41,6 +42,31 @@ class TransportResult(ExecResult):
     note: str = ""
     """What the boundary observed that the exit status does not say: the reply ended the
     session, the done marker never came, the status is not observable. "" when nothing."""
+
+
+_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+def surrogate_problem(text: str) -> str:
+    """"" when `text` is Unicode text, else where its first lone surrogate is.
+
+    A Python str can hold a lone surrogate (JSON spells one `"\\ud800"`; a decoded pair is
+    one code point, so any surrogate left is lone). It has no UTF-8 encoding: no boundary can
+    hand it to a process, and no harness could have received it from a model as text.
+    """
+    found = _SURROGATE.search(text)
+    if found is None:
+        return ""
+    return (
+        f"holds a lone surrogate U+{ord(found.group()):04X} at character {found.start()} "
+        "(not Unicode text: it has no UTF-8 encoding)"
+    )
+
+
+def nul_problem(text: str) -> str:
+    """"" when `text` has no NUL, else where the first one is (an argv or C string ends there)."""
+    at = text.find("\0")
+    return f"holds a NUL character (U+0000) at character {at}" if at >= 0 else ""
 
 
 def rejected(why: str) -> TransportResult:

@@ -44,7 +44,7 @@ from boundary_audit.transports._driver import (
     run_driver,
 )
 from boundary_audit.transports._relay import UnixRelay
-from boundary_audit.transports.interface import Transport, TransportResult
+from boundary_audit.transports.interface import Transport, TransportResult, screened
 
 QUOTINGS = ("double", "argv", "escaped")
 
@@ -146,6 +146,9 @@ class SshTransport(Transport):
     def execute_sequence(
         self, replies: Sequence[str], ws: Workspace, sandbox: Sandbox
     ) -> list[ExecResult]:
+        return screened(self.name, replies, lambda rs: self._run(rs, ws, sandbox), argv=True)
+
+    def _run(self, replies: list[str], ws: Workspace, sandbox: Sandbox) -> list[ExecResult]:
         service = sshd.shared_service()
         token = secrets.token_hex(16)
         name = f"ba-ssh-{token[:8]}"

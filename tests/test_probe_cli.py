@@ -198,14 +198,10 @@ def test_table8_refuses_a_reply_file_that_is_not_text_with_exit_4(
     escape: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     bad = tmp_path / "bad.jsonl"
-    bad.write_text('{"task_id": "write-file-t0", "reply": "echo %s"}\n' % escape)
+    bad.write_text(f'{{"task_id": "write-file-t0", "reply": "echo {escape}"}}\n')
     code = cli.main(["table8", "--replies", str(bad), "--output-dir", str(tmp_path / "out")])
     out, err = capsys.readouterr()
-    what = (
-        "a NUL character (U+0000)"
-        if escape.endswith("0000")
-        else "a lone surrogate U+DFFF"
-    )
+    what = "a NUL character (U+0000)" if escape.endswith("0000") else "a lone surrogate U+DFFF"
     assert (code, out) == (ExitCode.INPUT, "")
     assert err.splitlines()[0].startswith(f"boundary-audit: error: {bad}:1: 'reply' holds {what}")
     assert not (tmp_path / "out").exists()

@@ -43,7 +43,7 @@ def outcome(split: object, s: str) -> list[str] | tuple[str, str]:
 @example('"a\\')
 @example("'unterminated")
 @example('"un\\"terminated')
-@example('a"b"\'c\'\\ d')
+@example("a\"b\"'c'\\ d")
 @example("'' \"\" ''a")
 @example('"\\$ \\\\ \\" \\a"')
 @example("\\\n")

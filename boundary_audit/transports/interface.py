@@ -58,7 +58,7 @@ _SURROGATE = re.compile("[\ud800-\udfff]")
 
 
 def surrogate_problem(text: str) -> str:
-    """"" when `text` is Unicode text, else where its first lone surrogate is.
+    """Where the first lone surrogate of `text` is, or "" when `text` is Unicode text.
 
     A Python str can hold a lone surrogate (JSON spells one `"\\ud800"`; a decoded pair is
     one code point, so any surrogate left is lone). It has no UTF-8 encoding: no boundary can
@@ -74,7 +74,7 @@ def surrogate_problem(text: str) -> str:
 
 
 def nul_problem(text: str) -> str:
-    """"" when `text` has no NUL, else where the first one is (an argv or C string ends there)."""
+    """Where the first NUL of `text` is (an argv or C string ends there), or "" if none."""
     at = text.find("\0")
     return f"holds a NUL character (U+0000) at character {at}" if at >= 0 else ""
 

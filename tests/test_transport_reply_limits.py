@@ -30,7 +30,8 @@ from boundary_audit.adapters.transport import AdapterTransport
 from boundary_audit.sandbox import Limits, Sandbox, make_sandbox
 from boundary_audit.sandbox.interface import ExecResult, Workspace
 from boundary_audit.transports import TRANSPORTS, make_transport
-from boundary_audit.transports.interface import MAX_REPLY_CHARS, note, rejection
+from boundary_audit.transports._docker_slots import SlotPool
+from boundary_audit.transports.interface import MAX_REPLY_CHARS, note, rejection, within
 
 ARGV_CARRIED = {"raw", "nested", "nested-escaped", "tmux-keys", "tmux-literal", "ssh", "docker"}
 """Transports that pass R verbatim inside a process argument."""
@@ -248,3 +249,20 @@ def test_pre_processing_time_is_charged_and_a_step_out_of_time_times_the_reply_o
     assert (slow.timed_out, slow.exit_code) == (True, None)
     assert note(slow) == "swe-rex.bashlex-split: bashlex did not finish within the run's timeout"
     assert (quick.timed_out, quick.exit_code) == (False, 0)
+
+
+def test_a_charged_timeout_still_reuses_the_warm_docker_slot(tmp_path: Path) -> None:
+    made: list[object] = []
+
+    def create(ws: Workspace, slot_dir: Path, limits: Limits) -> object:
+        made.append(object())
+        return made[-1]
+
+    pool = SlotPool(create)
+    with UntouchedSandbox(tmp_path) as box, box.workspace() as ws:
+        first = pool.acquire(ws, Limits(timeout_s=10))
+        pool.release(ws, Limits(timeout_s=10), first)
+        charged = within(box, 7.25).limits  # what a run gets after 2.75 s of host work
+        assert pool.acquire(ws, charged) is first
+        assert pool.acquire(ws, Limits(timeout_s=10, max_procs=8)) is not first  # a real limit
+    assert len(made) == 2

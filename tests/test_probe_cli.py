@@ -177,6 +177,15 @@ def test_tempdir_warns_on_stderr(capsys: pytest.CaptureFixture[str]) -> None:
         ("{not json", "invalid JSON: Expecting property name enclosed in double quotes (column 2)"),
         ('{"task_id": "no-such-task", "reply": "true"}', "unknown task id 'no-such-task'"),
         ('{"task_id": "write-file-t0"}', "missing 'reply'"),
+        (
+            '{"task_id": "write-file-t0", "reply": "printf a\\u0000b > hello.txt"}',
+            "'reply' holds a NUL character (U+0000) at character 8",
+        ),
+        (
+            '{"task_id": "write-file-t0", "reply": "echo \\ud800 > hello.txt"}',
+            "'reply' holds a lone surrogate U+D800 at character 5 "
+            "(not Unicode text: it has no UTF-8 encoding)",
+        ),
     ],
 )
 def test_bad_replies_file_exits_4_before_running(
@@ -189,6 +198,20 @@ def test_bad_replies_file_exits_4_before_running(
     assert (code, out) == (ExitCode.INPUT, "")
     assert err.splitlines()[0] == f"boundary-audit: error: {bad}:2: {message}"
     assert not out_file.exists()
+
+
+@pytest.mark.parametrize("escape", ["\\u0000", "\\udfff"])
+def test_table8_refuses_a_reply_file_that_is_not_text_with_exit_4(
+    escape: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    bad = tmp_path / "bad.jsonl"
+    bad.write_text(f'{{"task_id": "write-file-t0", "reply": "echo {escape}"}}\n')
+    code = cli.main(["table8", "--replies", str(bad), "--output-dir", str(tmp_path / "out")])
+    out, err = capsys.readouterr()
+    what = "a NUL character (U+0000)" if escape.endswith("0000") else "a lone surrogate U+DFFF"
+    assert (code, out) == (ExitCode.INPUT, "")
+    assert err.splitlines()[0].startswith(f"boundary-audit: error: {bad}:1: 'reply' holds {what}")
+    assert not (tmp_path / "out").exists()
 
 
 def test_several_replies_per_task_and_model_are_refused(

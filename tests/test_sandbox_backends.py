@@ -7,14 +7,18 @@ environment and umask 022, and the tests say exactly where it differs.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import socket
+import sys
 import threading
+import uuid
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
+import boundary_audit
 from boundary_audit.sandbox import Limits, Sandbox, make_sandbox
 
 ISOLATING = [
@@ -180,15 +184,78 @@ def test_no_capabilities_and_only_standard_descriptors(sandbox: Sandbox) -> None
     assert (code, out) == (0, b"CapEff:\t0000000000000000\n0\n1\n2\n3\n")
 
 
+def _under(path: str, parent: str) -> bool:
+    return path == parent or path.startswith(parent.rstrip("/") + "/")
+
+
+def visible_under_hidden_dirs() -> dict[str, set[str]]:
+    """Per directory to list inside bwrap: the only entries it may show.
+
+    The hidden directories (/root, /home, /run, /var/tmp and $HOME) are empty inside, except
+    for the paths in-sandbox drivers need, bound back read-only: this Python (sys.prefix and
+    sys.base_prefix) and the checkout or installation holding the package. Each directory on
+    the way down to one of those shows exactly the next component, wherever the checkout,
+    the venv or the interpreter live; nothing inside a bound path is listed (all of it is
+    meant to be there, even when that is the whole of $HOME).
+    """
+    home = os.path.realpath(os.environ.get("HOME", "/root"))
+    wanted = {"/root", "/home", "/run", "/var/tmp", home}
+    hidden = sorted({os.path.realpath(d) for d in wanted if os.path.isdir(d)} - {"/"})
+    needed = {
+        os.path.realpath(p)
+        for p in (sys.prefix, sys.base_prefix, str(Path(boundary_audit.__file__).parent.parent))
+    }
+    bound = {p for p in needed if any(_under(p, h) for h in hidden)}
+
+    def inside_bound(d: str) -> bool:  # all of a bound path is meant to show: not listed
+        return any(_under(d, b) for b in bound)
+
+    visible: dict[str, set[str]] = {h: set() for h in hidden if not inside_bound(h)}
+    for path in bound:
+        for h in (h for h in hidden if _under(path, h)):
+            cur = h
+            for part in Path(path).relative_to(h).parts:
+                if inside_bound(cur):
+                    break
+                visible.setdefault(cur, set()).add(part)
+                cur = os.path.join(cur, part)
+    return visible
+
+
 @pytest.mark.bwrap
 def test_bwrap_hides_secrets_and_daemon_sockets() -> None:
-    home = os.path.realpath(os.environ.get("HOME", "/root"))
-    with make_sandbox("bwrap") as box:
-        code, out, _ = sh(box, f"ls -A {home} /root /home /run /var/tmp | sort -u")
-        _, secrets, _ = sh(box, "cat /etc/shadow /etc/gshadow /etc/ssh/ssh_host_*_key")
-    # Only the re-exposed Python installation (pyenv here) may show under a hidden directory.
-    shown = set(out.decode().split()) - {"/home:", "/root:", f"{home}:", "/run:", "/var/tmp:"}
-    assert code == 0 and shown <= {".pyenv"}, shown
+    visible = visible_under_hidden_dirs()
+    token = uuid.uuid4().hex[:12]
+    # A planted secret in every listed directory (next to what is bound back, too) and a
+    # daemon's socket in /run: none of them may show, wherever the checkout lives.
+    canaries = [os.path.join(d, f".ba-canary-{token}") for d in visible]
+    sock_path = f"/run/ba-canary-{token}.sock"
+    daemon = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    try:
+        for path in canaries:
+            Path(path).write_text("secret\n")
+        daemon.bind(sock_path)
+        daemon.listen(1)
+        listing = "; ".join(f"echo '== {d}'; ls -A '{d}'" for d in sorted(visible))
+        probes = " ".join(f"'{p}'" for p in [*canaries, sock_path])
+        with make_sandbox("bwrap") as box:
+            code, out, _ = sh(box, listing)
+            _, found, _ = sh(box, f'for p in {probes}; do test -e "$p" && echo "$p"; done')
+            _, secrets, _ = sh(box, "cat /etc/shadow /etc/gshadow /etc/ssh/ssh_host_*_key")
+    finally:
+        daemon.close()
+        for path in [*canaries, sock_path]:
+            with contextlib.suppress(FileNotFoundError):
+                os.unlink(path)
+    shown: dict[str, set[str]] = {}
+    for line in out.decode().splitlines():
+        if line.startswith("== "):
+            current = shown.setdefault(line[3:], set())
+        else:
+            current.add(line)
+    assert code == 0
+    assert shown == {d: visible[d] for d in sorted(visible)}
+    assert found == b""
     assert secrets == b""
 
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import json
 from pathlib import Path
 
@@ -89,6 +90,35 @@ def test_jsonl_file_with_defaults_and_options(tmp_path: Path) -> None:
         ),
         (b'{"task_id": "write-file-t0", "reply": "\xff"}\n', "{f}:1: not UTF-8 (byte 39)"),
         (b"\n\n", "{f}: no replies (expected one JSON object per line)"),
+        (
+            b'{"task_id": "write-file-t0", "reply": "a"}\n{"task_id": "write-file-t0", '
+            b'"reply": "echo a\\u0000b", "reply_id": "r"}\n',
+            "{f}:2: 'reply' holds a NUL character (U+0000) at character 6",
+        ),
+        (
+            b'{"task_id": "write-file-t0", "reply": "x\\ud83d"}\n',
+            "{f}:1: 'reply' holds a lone surrogate U+D83D at character 1 "
+            "(not Unicode text: it has no UTF-8 encoding)",
+        ),
+        (
+            b'{"task_id": "write-file-t0", "reply": "x", "model": "\\udc80"}\n',
+            "{f}:1: 'model' holds a lone surrogate U+DC80 at character 0 "
+            "(not Unicode text: it has no UTF-8 encoding)",
+        ),
+        (
+            b'{"task_id": "write-file-t0", "reply": "x", "reply_id": "a\\u0000"}\n',
+            "{f}:1: 'reply_id' holds a NUL character (U+0000) at character 1",
+        ),
+        (
+            b'{"task_id": "write-file-t0", "reply": "x", "meta": {"a": [{"\\ud800": 1}]}}\n',
+            "{f}:1: a key of 'meta' holds a lone surrogate U+D800 at character 0 "
+            "(not Unicode text: it has no UTF-8 encoding)",
+        ),
+        (
+            b'{"task_id": "write-file-t0", "reply": "x", "meta": {"a": ["ok", "\\udfff"]}}\n',
+            "{f}:1: a string in 'meta' holds a lone surrogate U+DFFF at character 0 "
+            "(not Unicode text: it has no UTF-8 encoding)",
+        ),
     ],
 )
 def test_bad_reply_files_name_file_and_line(tmp_path: Path, content: bytes, message: str) -> None:
@@ -98,6 +128,26 @@ def test_bad_reply_files_name_file_and_line(tmp_path: Path, content: bytes, mess
         load_reply_set(path, load_tasks())
     assert exc.value.exit_code == ExitCode.INPUT
     assert exc.value.message == message.format(f=path)
+
+
+def test_a_paired_surrogate_escape_and_nul_in_meta_are_text(tmp_path: Path) -> None:
+    path = tmp_path / "r.jsonl"
+    path.write_bytes(
+        b'{"task_id": "write-file-t0", "reply": "echo \\ud83d\\ude00", "meta": {"n": "\\u0000"}}\n'
+    )
+    (reply,) = load_reply_set(path, load_tasks()).replies
+    assert reply.reply == "echo \U0001f600" and reply.meta == '{"n": "\\u0000"}'
+
+
+def test_a_builtin_reply_that_is_not_text_is_a_data_error() -> None:
+    task = dataclasses.replace(load_tasks("write-file-t0")[0], oracle="printf 'a\0b'")
+    with pytest.raises(ProbeError) as exc:
+        load_reply_set("oracle", [task])
+    assert exc.value.exit_code == ExitCode.INPUT
+    assert exc.value.message == (
+        f"{task.source_file}: task write-file-t0: its oracle reply "
+        "holds a NUL character (U+0000) at character 9"
+    )
 
 
 def test_missing_reply_file(tmp_path: Path) -> None:

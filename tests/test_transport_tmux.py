@@ -119,6 +119,19 @@ def test_exit_ends_the_session(sandbox: Sandbox) -> None:
     assert note(never) == "not run: the session is gone"
 
 
+@pytest.mark.parametrize("name", ["tmux-keys", "tmux-literal"])
+@pytest.mark.parametrize("reply", ["sleep 0.5; exit", "sleep 0.5; kill -9 $$"])
+def test_a_shell_that_ends_after_the_waiter_attached_ends_the_session(
+    sandbox: Sandbox, name: str, reply: str
+) -> None:
+    # The waiter is surely attached before the shell ends; the server then releases it with
+    # status 0 on its way out, which is not the reply's completion signal.
+    (ended, never), _ = run(sandbox, name, [reply, "echo never"])
+    assert note(ended) == "the reply ended the session (the pane's shell exited)"
+    assert (ended.exit_code, ended.timed_out) == (None, False)
+    assert note(never) == "not run: the session is gone"
+
+
 def test_a_hang_is_cut_and_the_server_and_daemons_are_gone(sandbox: Sandbox) -> None:
     (hang,), _ = run(sandbox, "tmux-literal", ["sleep 60"], timeout=1.0)
     assert (hang.timed_out, hang.escaped_killed) == (True, 0)

@@ -11,10 +11,17 @@ first non-zero exit, as the executor does; the results are merged into one.
 NOTE(h9): for a stateful inner transport every reply is pre-processed before the session
 starts (the session driver takes all replies at once). Only a pre-processor with side effects
 (SWE-ReX's `bash -n` check, which `/bin/sh` runs) could tell the difference.
+
+Pre-processing is host-side work on a hostile reply, so it is bounded and charged to the run:
+a reply no boundary can carry (`transports.interface.refusal`: too long, not text) is
+refused before any step sees it; each step gets the run's deadline; and the inner transport
+runs with what is left of the timeout (`within`). A reply whose pre-processing used up the
+timeout is not run and times out.
 """
 
 from __future__ import annotations
 
+import time
 from collections.abc import Sequence
 from dataclasses import replace
 
@@ -28,7 +35,13 @@ from boundary_audit.adapters.preprocess import (
 )
 from boundary_audit.sandbox.interface import ExecResult, Sandbox, Workspace
 from boundary_audit.transports import make_transport
-from boundary_audit.transports.interface import Transport, TransportResult
+from boundary_audit.transports.interface import (
+    Transport,
+    TransportResult,
+    not_run,
+    refusal,
+    within,
+)
 
 
 class AdapterTransport(Transport):
@@ -64,34 +77,41 @@ class AdapterTransport(Transport):
     def execute_sequence(
         self, replies: Sequence[str], ws: Workspace, sandbox: Sandbox
     ) -> list[ExecResult]:
-        ctx = Context(ws, sandbox)
+        timeout = float(sandbox.limits.timeout_s)
         staged: list[Staged] = []
+        spent: list[float] = []
         for reply in replies:
-            stage = run_pipeline(self.steps, reply, ctx)
+            started = time.monotonic()
+            stage = self._stage(reply, Context(ws, sandbox, deadline=started + timeout))
+            spent.append(time.monotonic() - started)
+            if not (stage.rejected or stage.ended or stage.timed_out) and spent[-1] >= timeout:
+                stage = Staged.late("pre-processing used up the run's timeout; nothing ran")
             staged.append(stage)
             if stage.ended:
                 break
         if self.inner.stateful:
-            ran = self._run_session(staged, ws, sandbox)
+            sent = [t for s, t in zip(staged, spent, strict=True) if not _held(s)]
+            budget = within(sandbox, timeout - max(sent, default=0.0))
+            ran = self._run_session(staged, ws, budget)
         else:
             ran = [
-                None if s.rejected or s.ended else self._run_parts(s.parts, ws, sandbox)
-                for s in staged
+                None if _held(s) else self._run_parts(s.parts, ws, within(sandbox, timeout - t))
+                for s, t in zip(staged, spent, strict=True)
             ]
         results = [self._result(s, r) for s, r in zip(staged, ran, strict=True)]
         missing = len(replies) - len(results)
-        results += [_not_run("not run: the agent ended at an earlier reply")] * missing
+        results += [not_run("not run: the agent ended at an earlier reply")] * missing
         return results
+
+    def _stage(self, reply: str, ctx: Context) -> Staged:
+        """The pre-processors' verdict on `reply`, or a refusal no step needs to see."""
+        why = refusal(self.label, reply, argv=False)
+        return Staged.refuse(why) if why else run_pipeline(self.steps, reply, ctx)
 
     def _run_session(
         self, staged: list[Staged], ws: Workspace, sandbox: Sandbox
     ) -> list[ExecResult | None]:
-        order = [
-            (i, part)
-            for i, s in enumerate(staged)
-            if not (s.rejected or s.ended)
-            for part in s.parts
-        ]
+        order = [(i, part) for i, s in enumerate(staged) if not _held(s) for part in s.parts]
         outputs = self.inner.execute_sequence([p for _, p in order], ws, sandbox) if order else []
         grouped: list[list[ExecResult]] = [[] for _ in staged]
         for (i, _), res in zip(order, outputs, strict=True):
@@ -104,13 +124,17 @@ class AdapterTransport(Transport):
             done.append(self.inner.execute(part, ws, sandbox))
             if done[-1].exit_code != 0:
                 break
-        return _merge(done) if done else _not_run("no code to run")
+        return _merge(done) if done else not_run("no code to run")
 
     def _result(self, stage: Staged, ran: ExecResult | None) -> ExecResult:
         if stage.rejected:
             return _refused(stage.rejected)
         if stage.ended:
-            return _not_run(stage.ended)
+            return not_run(stage.ended)
+        if stage.timed_out:
+            return TransportResult(
+                exit_code=None, stdout=b"", stderr=b"", timed_out=True, note=stage.timed_out
+            )
         assert ran is not None
         stdout = ran.stdout
         for step in self.steps:
@@ -136,5 +160,6 @@ def _refused(why: str) -> TransportResult:
     return TransportResult(exit_code=None, stdout=b"", stderr=why.encode() + b"\n", rejected=why)
 
 
-def _not_run(why: str) -> TransportResult:
-    return TransportResult(exit_code=None, stdout=b"", stderr=b"", note=why)
+def _held(stage: Staged) -> bool:
+    """True when the stage hands nothing to the transport (refused, ended, out of time)."""
+    return bool(stage.rejected or stage.ended or stage.timed_out)

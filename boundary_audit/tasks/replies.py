@@ -8,8 +8,10 @@ one JSON object per line:
 `task_id` and `reply` are required; `reply_id` (default `line<N>`), `model` (default none),
 `contract` (`raw` or `disclosed`, default `raw`) and `meta` (any JSON object, carried along)
 are optional. Blank lines are skipped. Any other problem (bad JSON, a missing or misspelt key,
-a wrong type, an unknown task id, a repeated (task_id, reply_id)) is a ProbeError naming
-`file:line` (exit code 4), and nothing is run.
+a wrong type, an unknown task id, a repeated (task_id, reply_id), text that is not text: a
+lone surrogate such as `"\ud800"` anywhere, a NUL `"\u0000"` in one of the string fields)
+is a ProbeError naming `file:line` (exit code 4), and nothing is run. The built-in sets are
+held to the same rule, naming the task file.
 """
 
 from __future__ import annotations
@@ -22,6 +24,7 @@ from typing import Any
 
 from boundary_audit.errors import ProbeError
 from boundary_audit.tasks.model import Task
+from boundary_audit.transports.interface import nul_problem, surrogate_problem
 
 BUILTIN_SETS = ("oracle", "naive")
 CONTRACTS = ("raw", "disclosed")
@@ -70,7 +73,17 @@ def builtin_reply_set(name: str, tasks: Sequence[Task]) -> ReplySet:
     """The oracle or naive reply of every task."""
     if name not in BUILTIN_SETS:
         raise ProbeError(f"unknown reply set {name!r} (built in: {', '.join(BUILTIN_SETS)})")
+    for task in tasks:
+        problem = text_problem(getattr(task, name))
+        if problem:
+            raise ProbeError(f"{task.source_file}: task {task.id}: its {name} reply {problem}")
     return ReplySet(name, tuple(Reply(t.id, getattr(t, name), name) for t in tasks))
+
+
+def text_problem(text: str) -> str:
+    """Why `text` cannot be a reply ("" if it can): a NUL or a lone surrogate (see
+    `transports.interface.nul_problem` and `surrogate_problem`)."""
+    return nul_problem(text) or surrogate_problem(text)
 
 
 def read_jsonl(path: Path, known_ids: set[str]) -> ReplySet:
@@ -108,6 +121,7 @@ def _parse_line(path: Path, lineno: int, line: bytes, known_ids: set[str]) -> Re
         raise ProbeError(f"{where}: invalid JSON: {exc.msg} (column {exc.colno})") from None
     if not isinstance(obj, dict):
         raise ProbeError(f"{where}: expected a JSON object, got {type(obj).__name__}")
+    _check_text(obj, where)
     unknown = sorted(set(obj) - set(_KEYS))
     if unknown:
         raise ProbeError(f"{where}: unknown key {unknown[0]!r} (allowed: {', '.join(_KEYS)})")
@@ -134,6 +148,25 @@ def _parse_line(path: Path, lineno: int, line: bytes, known_ids: set[str]) -> Re
         contract=contract,
         meta=json.dumps(meta, sort_keys=True, ensure_ascii=False),
     )
+
+
+def _check_text(obj: dict[str, Any], where: str) -> None:
+    """No lone surrogate anywhere in the line, no NUL in its string fields."""
+    for key, value in obj.items():
+        if key != "meta" and isinstance(value, str) and (problem := text_problem(value)):
+            raise ProbeError(f"{where}: {key!r} {problem}")
+    stack: list[tuple[str, Any]] = [("meta", obj.get("meta"))]
+    while stack:
+        label, value = stack.pop()
+        if isinstance(value, dict):
+            for k, v in value.items():
+                if problem := surrogate_problem(k):
+                    raise ProbeError(f"{where}: a key of {label!r} {problem}")
+                stack.append((label, v))
+        elif isinstance(value, list):
+            stack.extend((label, v) for v in value)
+        elif isinstance(value, str) and (problem := surrogate_problem(value)):
+            raise ProbeError(f"{where}: a string in {label!r} {problem}")
 
 
 def _str(obj: dict[str, Any], key: str, where: str, *, required: bool = False) -> str | None:

@@ -16,6 +16,7 @@ container per run.
 
 from __future__ import annotations
 
+import dataclasses
 import os
 import queue
 import shutil
@@ -62,7 +63,7 @@ class SlotPool:
 
     def acquire(self, ws: Workspace, limits: Limits) -> Slot:
         """An idle slot for this layout and these limits, or a new one."""
-        key = (ws.inner_tmp, ws.inner_bin, limits)
+        key = _key(ws, limits)
         with self._lock:
             idle = self._idle.setdefault(key, queue.LifoQueue())
         try:
@@ -82,7 +83,7 @@ class SlotPool:
 
     def release(self, ws: Workspace, limits: Limits, slot: Slot) -> None:
         """Return a slot whose container was reset."""
-        self._idle[(ws.inner_tmp, ws.inner_bin, limits)].put(slot)
+        self._idle[_key(ws, limits)].put(slot)
 
     def discard(self, slot: Slot) -> None:
         """Forget a slot whose container is broken (the caller removes the container)."""
@@ -118,3 +119,13 @@ def _move_all(src: Path, dst: Path, skip: str = "") -> None:
     for name in sorted(os.listdir(src)):
         if name != skip:
             os.rename(src / name, dst / name)
+
+
+def _key(ws: Workspace, limits: Limits) -> tuple[str, str, Limits]:
+    """What makes two slots interchangeable: the inner paths and the limits a container holds.
+
+    The timeout is not a property of the container (each exec has its own), and it varies per
+    run once host-side work is charged to it (`transports.interface.within`): left in the key,
+    every run would start a container of its own and leave it idle until `close`.
+    """
+    return ws.inner_tmp, ws.inner_bin, dataclasses.replace(limits, timeout_s=0.0, grace_s=0.0)

@@ -33,7 +33,7 @@ from boundary_audit.sandbox.docker import NOBODY, run_user, security_options
 from boundary_audit.sandbox.interface import BASE_PATH, ExecResult, Limits, Sandbox, Workspace
 from boundary_audit.taxonomy import BoundaryClass
 from boundary_audit.transports._docker_slots import RESET, SlotPool, move_in, move_out, poolable
-from boundary_audit.transports.interface import Transport, TransportResult
+from boundary_audit.transports.interface import Transport, TransportResult, refusal, rejected
 
 
 class DockerTransport(Transport):
@@ -94,6 +94,9 @@ class DockerTransport(Transport):
             return self._client
 
     def execute(self, reply: str, ws: Workspace, sandbox: Sandbox) -> ExecResult:
+        why = refusal(self.name, reply, argv=True)
+        if why:
+            return rejected(why)
         client = self._start()
         _give_to_container_user(ws)
         timeout = float(self.params["timeout"]) or float(sandbox.limits.timeout_s)

@@ -13,12 +13,23 @@ the confinement.
 Variants of one mechanism are subclasses that fix a class attribute (the tokenizer, the
 interpreter, `send-keys -l`) and register under their own name; `defaults` holds the knobs an
 adapter may turn, each documented in `param_help`.
+
+What no boundary can carry is refused before anything runs, by every transport (`refusal`,
+`screened`): a reply over `MAX_REPLY_CHARS` (host-side parsing of a reply stays bounded), a
+reply that is not Unicode text (a lone surrogate has no UTF-8 encoding), and, where the
+mechanism hands R to a process as an argument (argv, tmux's and ssh's client argv, docker
+exec), a NUL. Work a transport does on the host before the run (tokenizing, decoding) is
+charged to the run: the run gets what is left of the timeout (`remaining`, `within`).
 """
 
 from __future__ import annotations
 
+import dataclasses
+import re
+import time
 from abc import ABC, abstractmethod
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
@@ -41,6 +52,149 @@ class TransportResult(ExecResult):
     note: str = ""
     """What the boundary observed that the exit status does not say: the reply ended the
     session, the done marker never came, the status is not observable. "" when nothing."""
+
+
+_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+def surrogate_problem(text: str) -> str:
+    """Where the first lone surrogate of `text` is, or "" when `text` is Unicode text.
+
+    A Python str can hold a lone surrogate (JSON spells one `"\\ud800"`; a decoded pair is
+    one code point, so any surrogate left is lone). It has no UTF-8 encoding: no boundary can
+    hand it to a process, and no harness could have received it from a model as text.
+    """
+    found = _SURROGATE.search(text)
+    if found is None:
+        return ""
+    return (
+        f"holds a lone surrogate U+{ord(found.group()):04X} at character {found.start()} "
+        "(not Unicode text: it has no UTF-8 encoding)"
+    )
+
+
+def nul_problem(text: str) -> str:
+    """Where the first NUL of `text` is (an argv or C string ends there), or "" if none."""
+    at = text.find("\0")
+    return f"holds a NUL character (U+0000) at character {at}" if at >= 0 else ""
+
+
+MAX_REPLY_CHARS = 1 << 20
+"""The longest reply a run accepts (characters). Every transport refuses a longer one: a
+harness's own parsing of R (shlex, shell-quote, tree-sitter, bashlex) is reproduced on the
+host, and this keeps it bounded in time and memory. A reply over 128 KiB cannot be one
+process argument anyway (the kernel's MAX_ARG_STRLEN)."""
+
+
+def refusal(name: str, reply: str, *, argv: bool) -> str:
+    """Why boundary `name` cannot carry `reply`, or "" when it can.
+
+    `argv` says the mechanism hands R (or a string holding it verbatim) to a process as an
+    argument, where a NUL cannot go.
+    """
+    if len(reply) > MAX_REPLY_CHARS:
+        return (
+            f"{name}: the reply has {len(reply):,} characters, more than a run accepts "
+            f"({MAX_REPLY_CHARS:,})"
+        )
+    problem = surrogate_problem(reply)
+    if not problem and argv and (problem := nul_problem(reply)):
+        problem += ", which no process argument can carry"
+    return f"{name}: the reply {problem}" if problem else ""
+
+
+def screened(
+    name: str,
+    replies: Sequence[str],
+    run: Callable[[list[str]], list[ExecResult]],
+    *,
+    argv: bool,
+) -> list[ExecResult]:
+    """`run(replies)`, unless one of them cannot be carried (see `refusal`).
+
+    Then the replies before it run, it is refused, and those after it are not run (a
+    harness that cannot send a command does not send the next ones either).
+    """
+    for index, reply in enumerate(replies):
+        why = refusal(name, reply, argv=argv)
+        if why:
+            ran = run(list(replies[:index])) if index else []
+            rest = [not_run("not run: an earlier reply was refused")] * (len(replies) - index - 1)
+            return [*ran, rejected(why), *rest]
+    return run(list(replies))
+
+
+def not_run(why: str) -> TransportResult:
+    """The result of a reply that was never sent (`why` says so)."""
+    return TransportResult(exit_code=None, stdout=b"", stderr=b"", note=why)
+
+
+def remaining(sandbox: Sandbox, started: float) -> float:
+    """Seconds left of a run that began (host side) at monotonic time `started`."""
+    return float(sandbox.limits.timeout_s) - (time.monotonic() - started)
+
+
+def out_of_time(what: str, started: float) -> TransportResult:
+    """The result of a run whose host-side work (`what`) used up its whole timeout."""
+    return TransportResult(
+        exit_code=None,
+        stdout=b"",
+        stderr=b"",
+        timed_out=True,
+        duration_s=time.monotonic() - started,
+        note=f"{what} used up the run's timeout; nothing ran",
+    )
+
+
+def within(sandbox: Sandbox, seconds: float) -> Sandbox:
+    """`sandbox` as seen by a run that has `seconds` left: its `limits.timeout_s` is that,
+    and a `run` without an explicit timeout gets it. Everything else is `sandbox`'s own."""
+    return _Budget(sandbox, seconds)
+
+
+class _Budget(Sandbox):
+    """A view of a sandbox with less time per run (see `within`); closing it closes nothing."""
+
+    def __init__(self, inner: Sandbox, seconds: float) -> None:
+        super().__init__(dataclasses.replace(inner.limits, timeout_s=seconds))
+        self.inner = inner
+        self.name = inner.name  # type: ignore[misc]
+        self.isolated = inner.isolated  # type: ignore[misc]
+        self.host_programs = inner.host_programs  # type: ignore[misc]
+
+    def expose(self, paths: Any) -> None:
+        self.inner.expose(paths)
+
+    @property
+    def exposed(self) -> tuple[str, ...]:
+        return self.inner.exposed
+
+    @contextmanager
+    def workspace(self) -> Iterator[Workspace]:
+        with self.inner.workspace() as ws:
+            yield ws
+
+    def run(
+        self,
+        ws: Workspace,
+        argv: Sequence[str],
+        *,
+        stdin: bytes | None = None,
+        timeout: float | None = None,
+        env: Mapping[str, str] | None = None,
+    ) -> ExecResult:
+        return self.inner.run(
+            ws, argv, stdin=stdin, timeout=timeout or self.limits.timeout_s, env=env
+        )
+
+    def base_env(self, ws: Workspace) -> dict[str, str]:
+        return self.inner.base_env(ws)
+
+    def notices(self) -> tuple[str, ...]:
+        return self.inner.notices()
+
+    def describe(self) -> str:
+        return self.inner.describe()
 
 
 def rejected(why: str) -> TransportResult:

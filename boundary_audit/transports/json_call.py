@@ -7,16 +7,27 @@ With string concatenation (`'{"command": "' + R + '"}'`) a double quote ends the
 early, a backslash starts an escape (`\\n` becomes a newline, `\\s` is invalid), and a raw
 newline or tab is an invalid control character: the document then does not parse and the
 run fails with `unparsable JSON`, or it parses to a different command, which then runs.
+Decoding is host-side work charged to the run's timeout; a decoded command that no argv can
+carry (a NUL, or a lone surrogate that a naive document's `\\ud800` spells) is refused.
 """
 
 from __future__ import annotations
 
 import json
+import time
 from typing import Any, ClassVar
 
 from boundary_audit.sandbox.interface import ExecResult, Sandbox, Workspace
 from boundary_audit.taxonomy import BoundaryClass
-from boundary_audit.transports.interface import Transport, rejected
+from boundary_audit.transports.interface import (
+    Transport,
+    nul_problem,
+    out_of_time,
+    refusal,
+    rejected,
+    remaining,
+    surrogate_problem,
+)
 
 
 def naive_document(reply: str, key: str) -> str:
@@ -63,11 +74,23 @@ class JsonCallTransport(Transport):
         return build(reply, str(self.params["key"]))
 
     def execute(self, reply: str, ws: Workspace, sandbox: Sandbox) -> ExecResult:
+        started = time.monotonic()
+        why = refusal(self.name, reply, argv=False)
+        if why:
+            return rejected(why)
         try:
             command = decode_command(
                 self.document(reply), str(self.params["key"]), bool(self.params["strict"])
             )
         except ValueError as exc:
             return rejected(str(exc))
+        problem = surrogate_problem(command)
+        if not problem and (problem := nul_problem(command)):
+            problem += ", which no process argument can carry"
+        if problem:
+            return rejected(f"{self.name}: the decoded command {problem}")
+        left = remaining(sandbox, started)
+        if left <= 0:
+            return out_of_time(f"{self.name}: decoding the tool call", started)
         argv = [self.params["shell"], *str(self.params["flags"]).split(), command]
-        return sandbox.run(ws, argv)
+        return sandbox.run(ws, argv, timeout=left)

@@ -9,7 +9,7 @@ import shlex
 
 from boundary_audit.sandbox.interface import ExecResult, Sandbox, Workspace
 from boundary_audit.taxonomy import BoundaryClass
-from boundary_audit.transports.interface import Transport
+from boundary_audit.transports.interface import Transport, refusal, rejected
 
 
 class NestedEscapedTransport(Transport):
@@ -19,4 +19,7 @@ class NestedEscapedTransport(Transport):
     boundary_class = BoundaryClass.NESTED_STRING
 
     def execute(self, reply: str, ws: Workspace, sandbox: Sandbox) -> ExecResult:
+        why = refusal(self.name, reply, argv=True)
+        if why:
+            return rejected(why)
         return sandbox.run(ws, ["bash", "-c", f"bash -c {shlex.quote(reply)}"])

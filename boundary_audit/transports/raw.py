@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from boundary_audit.sandbox.interface import ExecResult, Sandbox, Workspace
 from boundary_audit.taxonomy import BoundaryClass
-from boundary_audit.transports.interface import Transport
+from boundary_audit.transports.interface import Transport, refusal, rejected
 
 
 class RawTransport(Transport):
@@ -23,5 +23,8 @@ class RawTransport(Transport):
     }
 
     def execute(self, reply: str, ws: Workspace, sandbox: Sandbox) -> ExecResult:
+        why = refusal(self.name, reply, argv=True)
+        if why:
+            return rejected(why)
         argv = [self.params["shell"], *str(self.params["flags"]).split(), reply]
         return sandbox.run(ws, argv)

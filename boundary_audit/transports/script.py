@@ -17,7 +17,7 @@ from typing import ClassVar
 
 from boundary_audit.sandbox.interface import ExecResult, Sandbox, Workspace
 from boundary_audit.taxonomy import BoundaryClass
-from boundary_audit.transports.interface import Transport
+from boundary_audit.transports.interface import Transport, refusal, rejected
 
 
 class ScriptTransport(Transport):
@@ -34,6 +34,9 @@ class ScriptTransport(Transport):
     }
 
     def execute(self, reply: str, ws: Workspace, sandbox: Sandbox) -> ExecResult:
+        why = refusal(self.name, reply, argv=False)
+        if why:
+            return rejected(why)
         data = reply.encode("utf-8")
         name = f"tmp_code_{hashlib.sha256(data).hexdigest()}.{self.extension}"
         (ws.tmp / name).write_bytes(data)

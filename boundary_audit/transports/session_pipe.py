@@ -21,7 +21,7 @@ from boundary_audit.errors import UsageError
 from boundary_audit.sandbox.interface import ExecResult, Sandbox, Workspace
 from boundary_audit.taxonomy import BoundaryClass
 from boundary_audit.transports._driver import host_python_reason, reply_timeout, run_driver
-from boundary_audit.transports.interface import Transport
+from boundary_audit.transports.interface import Transport, screened
 
 
 class SessionPipeTransport(Transport):
@@ -61,6 +61,9 @@ class SessionPipeTransport(Transport):
     def execute_sequence(
         self, replies: Sequence[str], ws: Workspace, sandbox: Sandbox
     ) -> list[ExecResult]:
+        return screened(self.name, replies, lambda rs: self._run(rs, ws, sandbox), argv=False)
+
+    def _run(self, replies: list[str], ws: Workspace, sandbox: Sandbox) -> list[ExecResult]:
         p = self.params
         request = {
             "replies": list(replies),

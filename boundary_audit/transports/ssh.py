@@ -45,7 +45,7 @@ from boundary_audit.transports._driver import (
     run_driver,
 )
 from boundary_audit.transports._relay import UnixRelay
-from boundary_audit.transports.interface import Transport, TransportResult
+from boundary_audit.transports.interface import Transport, TransportResult, screened
 
 QUOTINGS = ("double", "argv", "escaped")
 
@@ -99,6 +99,9 @@ class _RemoteRuns:
         self.remote_ws = dataclasses.replace(ws, run_id=f"{ws.run_id}-remote")
         self._busy = 0
         self._idle = threading.Condition()
+        self.truncated: list[bool] = []
+        """Per remote command, in the order they came: whether its output passed the cap (the
+        client receives the capped bytes; only this side knows they were cut)."""
 
     def __call__(self, cmd: sshd.RemoteCommand) -> sshd.RemoteResult:
         with self._idle:
@@ -108,6 +111,8 @@ class _RemoteRuns:
                 self.remote_ws, [cmd.shell, "-c", cmd.command], env=cmd.env, timeout=self.timeout
             )
             code = 255 if res.exit_code is None else res.exit_code
+            with self._idle:
+                self.truncated.append(res.truncated)
             return sshd.RemoteResult(code, res.stdout, res.stderr)
         finally:
             with self._idle:
@@ -118,6 +123,16 @@ class _RemoteRuns:
         """Block until no remote command of this call is running (each is bounded by timeout)."""
         with self._idle:
             self._idle.wait_for(lambda: self._busy == 0, timeout=self.timeout + 30)
+
+    def mark_truncated(self, results: list[ExecResult]) -> list[ExecResult]:
+        """`results` with `truncated` set where a remote command's output was cut: by position
+        when each reply made one remote command, else on every result (which one is unknown)."""
+        flags = self.truncated
+        if not any(flags):
+            return results
+        if len(flags) != len(results):
+            flags = [True] * len(results)
+        return [dataclasses.replace(r, truncated=True) if f else r for r, f in zip(results, flags)]
 
 
 class SshTransport(Transport):
@@ -147,6 +162,9 @@ class SshTransport(Transport):
     def execute_sequence(
         self, replies: Sequence[str], ws: Workspace, sandbox: Sandbox
     ) -> list[ExecResult]:
+        return screened(self.name, replies, lambda rs: self._run(rs, ws, sandbox), argv=True)
+
+    def _run(self, replies: list[str], ws: Workspace, sandbox: Sandbox) -> list[ExecResult]:
         service = sshd.shared_service()
         token = secrets.token_hex(16)
         name = f"ba-ssh-{token[:8]}"
@@ -165,14 +183,19 @@ class SshTransport(Transport):
         argvs = [client_argv(r, q, config, shell) for r in replies]
         env = {"BA_SSH_TOKEN": token}
         try:
+            results: list[ExecResult]
             if not multiplex:  # NOTE(h6): one reply needs no driver: the sandbox reaps the client
-                return [_annotated(sandbox.run(ws, argvs[0], timeout=per_reply, env=env))]
-            request = {"replies": list(replies), "argvs": argvs, "config": config}
-            return run_driver("ssh_client", request, ws, sandbox, per_reply_s=per_reply, env=env)
+                results = [_annotated(sandbox.run(ws, argvs[0], timeout=per_reply, env=env))]
+            else:
+                request = {"replies": list(replies), "argvs": argvs, "config": config}
+                results = run_driver(
+                    "ssh_client", request, ws, sandbox, per_reply_s=per_reply, env=env
+                )
         finally:
             service.unregister(token)
             relay.close()
             remote.wait()
+        return remote.mark_truncated(results)
 
 
 def _annotated(res: ExecResult) -> TransportResult:

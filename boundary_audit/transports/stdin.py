@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from boundary_audit.sandbox.interface import ExecResult, Sandbox, Workspace
 from boundary_audit.taxonomy import BoundaryClass
-from boundary_audit.transports.interface import Transport
+from boundary_audit.transports.interface import Transport, refusal, rejected
 
 
 class StdinTransport(Transport):
@@ -25,6 +25,9 @@ class StdinTransport(Transport):
     }
 
     def execute(self, reply: str, ws: Workspace, sandbox: Sandbox) -> ExecResult:
+        why = refusal(self.name, reply, argv=False)
+        if why:
+            return rejected(why)
         data = reply
         if self.params["append_newline"] and not data.endswith("\n"):
             data += "\n"

@@ -1,9 +1,9 @@
 """Pre-processors: named steps a harness applies to R before its transport, and their pipeline.
 
 Register a new step with one line in `PREPROCESSORS`; adapter files name steps by `name`.
-`run_pipeline` applies the steps in order to every part of the reply: a refusal or the end of
-the episode stops the pipeline at once; otherwise the parts that come out are what the
-transport runs.
+`run_pipeline` applies the steps in order to every part of the reply: a refusal, the end of
+the episode or a step out of time stops the pipeline at once; otherwise the parts that come
+out are what the transport runs.
 """
 
 from __future__ import annotations
@@ -59,11 +59,12 @@ def run_pipeline(steps: Sequence[Preprocessor], reply: str, ctx: Context | None)
         for part in parts:
             staged = step.apply(part, ctx)
             notes.extend(f"{step.name}: {n}" for n in staged.notes)
-            if staged.rejected or staged.ended:
+            if staged.rejected or staged.ended or staged.timed_out:
                 return Staged(
                     rejected=staged.rejected and f"{step.name}: {staged.rejected}",
                     ended=staged.ended and f"{step.name}: {staged.ended}",
                     notes=tuple(notes),
+                    timed_out=staged.timed_out and f"{step.name}: {staged.timed_out}",
                 )
             produced.extend(staged.parts)
         parts = tuple(produced)

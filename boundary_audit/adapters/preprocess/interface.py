@@ -9,10 +9,15 @@ from the system's source (cited in its docstring as path:lines@sha), that maps o
 the end of the episode. A pre-processor may also clean what the harness would strip from the
 output (`clean_stdout`). Pre-processors that must run a program (SWE-ReX's `bash -n` check
 runs through `/bin/sh`) do it through the sandbox given in `Context`, never on the host.
+
+Pre-processing is part of the run: its time counts against the run's timeout (the
+`Context.deadline`), and a step that cannot finish by then leaves the reply timed out
+(`Staged.timed_out`) instead of holding the run past its limit.
 """
 
 from __future__ import annotations
 
+import time
 from abc import ABC, abstractmethod
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -28,6 +33,12 @@ class Context:
 
     ws: Workspace
     sandbox: Sandbox
+    deadline: float | None = None
+    """Monotonic time by which the run must be over (None: no limit, e.g. in unit tests)."""
+
+    def left(self) -> float | None:
+        """Seconds until `deadline` (possibly negative), or None without one."""
+        return None if self.deadline is None else self.deadline - time.monotonic()
 
 
 @dataclass(frozen=True)
@@ -43,6 +54,9 @@ class Staged:
     replies after this one are not run either."""
     notes: tuple[str, ...] = ()
     """What the step changed, for the record (e.g. "bashlex failed: sentinel appended")."""
+    timed_out: str = ""
+    """Why the step ran out of the run's time (the reply is not run and the run timed out);
+    "" when it finished in time."""
 
     @classmethod
     def one(cls, text: str, *notes: str) -> Staged:
@@ -58,6 +72,11 @@ class Staged:
     def end(cls, why: str) -> Staged:
         """The harness ended the episode at this text."""
         return cls(ended=why)
+
+    @classmethod
+    def late(cls, why: str) -> Staged:
+        """The step did not finish within the run's timeout."""
+        return cls(timed_out=why)
 
 
 class Preprocessor(ABC):

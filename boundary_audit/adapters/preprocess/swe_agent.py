@@ -17,18 +17,23 @@ Three steps, in the order the code runs them (systems.md section 2):
    (swerex/runtime/local.py:58-92 and 273-345, swe-rex 1.4.0): R is parsed with bashlex and
    its top-level commands re-joined with `" ; "`; when bashlex raises (it does on a quoted
    here-document, `$((...))`, `[[`, arrays), R is sent unchanged plus a sentinel line whose
-   output the harness then strips.
+   output the harness then strips. bashlex is slower than linear on long input, so a text
+   over `BASHLEX_IN_PROCESS_CHARS` is split in a child Python the run's deadline kills
+   (`_bashlex_split.py`); one that cannot finish in time leaves the reply timed out.
 """
 
 from __future__ import annotations
 
+import json
 import re
+import sys
+from pathlib import Path
 from typing import Any, ClassVar
 
-import bashlex  # type: ignore[import-untyped]
-
+from boundary_audit import _subprocess
+from boundary_audit.adapters.preprocess._bashlex_split import split_commands
 from boundary_audit.adapters.preprocess.interface import Context, Preprocessor, Staged
-from boundary_audit.errors import AdapterError
+from boundary_audit.errors import AdapterError, TransportError
 
 BLOCKLIST = (
     "vim",
@@ -67,6 +72,10 @@ BLOCK_UNLESS_REGEX = {
 HEREDOC_DELIMITER = "SOUNIQUEEOF"
 SENTINEL = "UNIQUESTRING29234"
 FALLBACK_SUFFIX = f"\n TMPEXITCODE=$? ; sleep 0.1; echo -n '{SENTINEL}' ; (exit $TMPEXITCODE)"
+BASHLEX_IN_PROCESS_CHARS = 16 * 1024
+"""Texts up to this length are split in process (bashlex takes well under a second on them);
+longer ones in a child Python that the run's deadline can kill."""
+BASHLEX_CHILD = Path(__file__).with_name("_bashlex_split.py")
 
 
 def should_block(action: str) -> bool:
@@ -117,34 +126,21 @@ class SyntaxCheck(Preprocessor):
     def apply(self, text: str, ctx: Context | None) -> Staged:
         if ctx is None:
             raise AdapterError(f"pre-processor {self.name} needs a sandbox to run bash -n")
-        res = ctx.sandbox.run(ctx.ws, [self.params["shell"], "-c", self.command(text)])
+        if "\0" in text:  # what subprocess.run(shell=True) raises before any program starts
+            return Staged.refuse("ValueError: embedded null byte")
+        left = ctx.left()
+        if left is not None and left <= 0:
+            return Staged.late("no time left for `bash -n`")
+        res = ctx.sandbox.run(
+            ctx.ws, [self.params["shell"], "-c", self.command(text)], timeout=left
+        )
+        if res.timed_out:
+            return Staged.late("`bash -n` did not finish within the run's timeout")
         if res.exit_code == 0:
             return Staged.one(text)
         err = [ln for ln in res.stderr.decode("utf-8", "replace").splitlines() if ln.strip()]
         detail = err[-1].strip() if err else f"exit {res.exit_code}"
         return Staged.refuse(f"BashIncorrectSyntaxError: {detail}")
-
-
-def split_commands(text: str) -> list[str]:
-    """`_split_bash_command`: the source span of each top-level bashlex node.
-
-    Raises whatever bashlex raises (ParsingError, NotImplementedError, TypeError...).
-    """
-    text = text.strip()
-    if not text or all(line.strip().startswith("#") for line in text.splitlines()):
-        return []
-    return [text[start:end] for start, end in (_span(node) for node in bashlex.parse(text))]
-
-
-def _span(node: Any) -> tuple[int, int]:
-    """A node's position widened to cover its `parts`, iteratively (no recursion limit)."""
-    start, end = node.pos
-    stack = list(getattr(node, "parts", []))
-    while stack:
-        part = stack.pop()
-        start, end = min(start, part.pos[0]), max(end, part.pos[1])
-        stack.extend(getattr(part, "parts", []))
-    return start, end
 
 
 class BashlexSplit(Preprocessor):
@@ -155,14 +151,48 @@ class BashlexSplit(Preprocessor):
     summary = "bashlex split, re-joined with ' ; '; on a bashlex error a sentinel line is appended"
 
     def apply(self, text: str, ctx: Context | None) -> Staged:
-        try:
-            commands = split_commands(text)
-        except Exception as exc:  # noqa: BLE001 - SWE-ReX catches everything bashlex raises
-            why = f"bashlex failed ({type(exc).__name__}): sentinel appended"
+        if len(text) > BASHLEX_IN_PROCESS_CHARS:
+            outcome = split_in_child(text, ctx.left() if ctx is not None else None)
+            if outcome is None:
+                return Staged.late("bashlex did not finish within the run's timeout")
+        else:
+            try:
+                outcome = split_commands(text)
+            except Exception as exc:  # noqa: BLE001 - SWE-ReX catches everything bashlex raises
+                outcome = type(exc).__name__
+        if isinstance(outcome, str):
+            why = f"bashlex failed ({outcome}): sentinel appended"
             return Staged.one(text + FALLBACK_SUFFIX, why)
+        commands = outcome
         joined = " ; ".join(commands)
         return Staged.one(joined, *(("rewritten by bashlex",) if joined != text else ()))
 
     def clean_stdout(self, stdout: bytes) -> bytes:
         """SWE-ReX removes the sentinel from the observation."""
         return stdout.replace(SENTINEL.encode(), b"")
+
+
+def split_in_child(text: str, timeout: float | None) -> list[str] | str | None:
+    """`split_commands(text)` in a child Python: the commands, the name of the exception
+    bashlex raised, or None when the child did not finish within `timeout` seconds."""
+    if timeout is not None and timeout <= 0:
+        return None
+    res = _subprocess.run(
+        [sys.executable, "-I", str(BASHLEX_CHILD)],
+        input=text.encode("utf-8"),
+        timeout=timeout,
+        output_cap=8 * len(text) + 4096,
+    )
+    if res.timed_out:
+        return None
+    try:
+        answer = json.loads(res.stdout.decode("utf-8"))
+        if "error" in answer:
+            return str(answer["error"])
+        commands = answer["commands"]
+        if not all(isinstance(c, str) for c in commands):
+            raise TypeError("commands")
+        return list(commands)
+    except (ValueError, KeyError, TypeError):
+        detail = res.stderr_line() or f"exit {res.returncode}"
+        raise TransportError(f"bashlex child failed: {detail}") from None

@@ -1,12 +1,30 @@
-"""Shared plumbing of the in-sandbox drivers: the JSON protocol, deadlines, and cleanup.
+"""Shared plumbing of the in-sandbox drivers: the protocol, deadlines, output caps, cleanup.
 
 Stdlib only: drivers run as plain scripts inside the sandbox (see drivers/__init__.py).
 
-Protocol: the request is one JSON object on stdin with at least `replies` (list of str) and
-`reply_timeout` (seconds per reply). The response is one JSON object on stdout:
-`{"results": [...], "log": [...]}`, one result per reply, each
-`{"status": "ok"|"timeout"|"exited"|"not-run"|"error", "exit_code": int|null,
-"stdout": base64, "stderr": base64, "note": str, "elapsed_s": float}`.
+Protocol. The request is one JSON object on stdin with at least `replies` (list of str),
+`reply_timeout` (seconds per reply), `output_bytes` (the cap on each reply's stdout and on
+its stderr) and `payload` (a path in the workspace's obs dir that does not exist yet). The
+driver answers as it goes, one JSON line per event on stdout, so that what it said survives
+its death:
+
+    {"event": "ready"}                     the machinery is up; replies are about to be sent
+    {"event": "result", "status": "ok"|"timeout"|"exited"|"broken"|"not-run",
+     "exit_code": int|null, "elapsed_s": float, "note": str, "truncated": bool,
+     "stdout": [offset, length, sha256], "stderr": [...]}        one per reply, in order
+    {"event": "done", "log": [str, ...]}    everything is cleaned up
+    {"event": "error", "note": str}         the machinery could not start (nothing was sent)
+
+The output bytes themselves go to the payload file at the given offsets (with their SHA-256,
+so that the host can tell bytes a reply changed there), each capped at `output_bytes`
+(`truncated` says so): a reply may print far more than the sandbox lets a
+driver's stdout carry, and events stay small. `broken` means the reply made the machinery
+unusable (it exhausted the process limit, so no tmux client could start).
+
+A reply can kill its driver (`kill -9 -1` reaches every process of the run but pid 1). The
+driver then dies by that signal, never by an exception (SIGINT is reset to its default), and
+the host reads the events that got out: the results before, and that the reply in progress
+killed it.
 
 Cleanup: a driver makes itself a child subreaper, so every process a reply starts (including
 daemons that double-fork or setsid away, and the tmux server) stays its descendant, and
@@ -15,8 +33,8 @@ daemons that double-fork or setsid away, and the tmux server) stays its descenda
 
 from __future__ import annotations
 
-import base64
 import ctypes
+import hashlib
 import json
 import os
 import signal
@@ -33,10 +51,49 @@ def read_request() -> dict[str, Any]:
     return data
 
 
-def emit(results: list[dict[str, Any]], log: list[str]) -> None:
-    """Write the JSON response to stdout."""
-    sys.stdout.write(json.dumps({"results": results, "log": log}) + "\n")
-    sys.stdout.flush()
+class Reporter:
+    """The driver's half of the protocol: events on stdout, output bytes in the payload file."""
+
+    def __init__(self, req: dict[str, Any]) -> None:
+        signal.signal(signal.SIGINT, signal.SIG_DFL)  # a reply's SIGINT kills, like SIGTERM
+        self.cap = int(req["output_bytes"])
+        flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC
+        self.fd = os.open(req["payload"], flags, 0o600)
+        self.offset = 0
+
+    def _event(self, event: dict[str, Any]) -> None:
+        sys.stdout.write(json.dumps(event) + "\n")
+        sys.stdout.flush()
+
+    def _put(self, data: bytes) -> list[Any]:
+        data = data[: self.cap]
+        view = memoryview(data)
+        while view:
+            view = view[os.write(self.fd, view) :]
+        start, self.offset = self.offset, self.offset + len(data)
+        return [start, len(data), hashlib.sha256(data).hexdigest()]
+
+    def ready(self) -> None:
+        """The machinery is up."""
+        self._event({"event": "ready"})
+
+    def report(self, entry: dict[str, Any]) -> None:
+        """One reply's result (from `result`), its output capped into the payload file."""
+        out, err = entry["stdout"], entry["stderr"]
+        truncated = bool(entry["truncated"]) or len(out) > self.cap or len(err) > self.cap
+        self._event(
+            {**entry, "event": "result", "truncated": truncated,
+             "stdout": self._put(out), "stderr": self._put(err)}
+        )  # fmt: skip
+
+    def done(self, log: list[str]) -> None:
+        """Everything was reported and cleaned up."""
+        os.close(self.fd)
+        self._event({"event": "done", "log": log})
+
+    def fail(self, message: str) -> None:
+        """The machinery could not start; no reply was sent."""
+        self._event({"event": "error", "note": message})
 
 
 def result(
@@ -46,21 +103,40 @@ def result(
     stderr: bytes = b"",
     note: str = "",
     elapsed_s: float = 0.0,
+    truncated: bool = False,
 ) -> dict[str, Any]:
-    """One reply's entry in the response."""
+    """One reply's entry, for `Reporter.report`."""
     return {
         "status": status,
         "exit_code": exit_code,
         "elapsed_s": round(elapsed_s, 6),
-        "stdout": base64.b64encode(stdout).decode("ascii"),
-        "stderr": base64.b64encode(stderr).decode("ascii"),
+        "stdout": bytes(stdout),
+        "stderr": bytes(stderr),
         "note": note,
+        "truncated": truncated,
     }
 
 
 def not_run(count: int, why: str) -> list[dict[str, Any]]:
     """Entries for replies that were never sent because the session was gone."""
     return [result("not-run", note=why) for _ in range(count)]
+
+
+class Capped:
+    """The first `cap` bytes of a stream, and whether more came."""
+
+    def __init__(self, cap: int) -> None:
+        self.data = bytearray()
+        self.cap = cap
+        self.truncated = False
+
+    def add(self, chunk: bytes) -> None:
+        """Keep what fits of `chunk`."""
+        room = self.cap - len(self.data)
+        if room > 0:
+            self.data += chunk[:room]
+        if len(chunk) > max(room, 0):
+            self.truncated = True
 
 
 def status_of(wait_status: int) -> int:
@@ -242,8 +318,3 @@ def _reap() -> None:
             return
         if pid == 0:
             return
-
-
-def fail(message: str, count: int, log: list[str]) -> None:
-    """Report that the machinery could not start: every reply gets status `error`."""
-    emit([result("error", note=message) for _ in range(count)], log)

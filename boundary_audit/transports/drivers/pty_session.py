@@ -8,8 +8,13 @@ reads the status from its echo, exactly as `swerex.runtime.local.BashSession` do
 pexpect. Every byte reaches bash through the pty, so tabs complete, control characters act,
 and a command that reads stdin reads what is typed next.
 
-Request keys: replies, reply_timeout, shell (argv), env (added to the environment), ps1,
-setup (one line), exit_probe, exit_pattern, echo (bool), rows, cols, startup_timeout.
+Request keys: replies, reply_timeout, output_bytes, payload (see _driverlib), shell (argv),
+env (added to the environment), ps1, setup (one line), exit_probe, exit_pattern, echo
+(bool), rows, cols, startup_timeout.
+
+Memory stays bounded whatever a reply prints: of the text since the reply was sent the
+driver keeps the first `output_bytes` (what it reports) and the last `WINDOW` bytes (where
+the marker may still come), and drops what lies between.
 """
 
 from __future__ import annotations
@@ -30,10 +35,9 @@ if TYPE_CHECKING:  # NOTE(h6): run as a script, the driver imports its sibling d
     from boundary_audit.transports.drivers._driverlib import (
         STALLED,
         Deadline,
+        Reporter,
         StallWatch,
         become_subreaper,
-        emit,
-        fail,
         kill_descendants,
         not_run,
         read_request,
@@ -44,16 +48,22 @@ else:
     from _driverlib import (
         STALLED,
         Deadline,
+        Reporter,
         StallWatch,
         become_subreaper,
-        emit,
-        fail,
         kill_descendants,
         not_run,
         read_request,
         result,
         status_of,
     )
+
+
+READ = 64 * 1024
+"""Bytes read from the pty at a time."""
+WINDOW = 2 * READ
+"""Bytes kept at the end of the buffer for marker searches once a reply's output passed the
+cap: a match is never longer than one read, so one straddling two reads survives a trim."""
 
 
 class SessionGone(Exception):
@@ -88,6 +98,26 @@ class PtyShell:
         self.buf = bytearray()
         self.pos = 0
         self.wait_status: int | None = None
+        self.cap = int(req["output_bytes"])
+        self.mark = 0
+        """Where the current reply's output starts in `buf`."""
+        self.dropped = False
+        """True when output of the current reply was dropped (it passed the cap)."""
+
+    def begin(self) -> int:
+        """Start a reply's output at the current position; returns that position."""
+        self.mark, self.dropped = self.pos, False
+        return self.pos
+
+    def _trim(self) -> None:
+        """Drop what lies between the reply's first `cap` bytes and the last WINDOW bytes."""
+        cut = self.mark + self.cap
+        excess = len(self.buf) - WINDOW - cut
+        if excess < WINDOW:  # trim in large steps: each one moves the tail
+            return
+        del self.buf[cut : cut + excess]
+        self.dropped = True
+        self.pos = cut if self.pos <= cut + excess else self.pos - excess
 
     def _read_some(self, timeout: float) -> bool:
         """Append what the shell wrote within `timeout`; False if nothing came."""
@@ -95,7 +125,7 @@ class PtyShell:
         if not ready:
             return False
         try:
-            chunk = os.read(self.fd, 65536)
+            chunk = os.read(self.fd, READ)
         except OSError as exc:
             if exc.errno in (errno.EAGAIN, errno.EWOULDBLOCK):
                 return False
@@ -103,6 +133,7 @@ class PtyShell:
         if not chunk:
             raise SessionGone()
         self.buf += chunk
+        self._trim()
         return True
 
     def send(self, data: bytes, deadline: Deadline) -> None:
@@ -125,14 +156,19 @@ class PtyShell:
         self, pattern: re.Pattern[bytes], deadline: Deadline, watch: StallWatch | None = None
     ) -> re.Match[bytes]:
         """Wait until `pattern` appears after the last match; move past it."""
+        scan = self.pos
         while True:
-            match = pattern.search(self.buf, self.pos)
+            match = pattern.search(self.buf, max(scan, self.pos))
             if match:
                 self.pos = match.end()
                 return match
             if deadline.expired():
                 raise TimeoutError
+            scan = max(self.pos, len(self.buf) - WINDOW)  # searched already, but for a tail
+            before = len(self.buf)
             got = self._read_some(min(0.05, deadline.remaining()))
+            if len(self.buf) < before:  # trimmed: the kept tail starts at pos
+                scan = self.pos
             if watch is not None and watch.stalled(quiet=not got):
                 raise Stalled
 
@@ -157,7 +193,7 @@ def run_reply(shell: PtyShell, reply: str, req: dict[str, Any]) -> dict[str, Any
     started = time.monotonic()
     deadline = Deadline(float(req["reply_timeout"]))
     ps1 = re.compile(re.escape(req["ps1"].encode()))
-    start = shell.pos
+    start = shell.begin()
     watch = StallWatch(shell.pid)
     try:
         shell.send(reply.encode("utf-8") + b"\n", deadline)
@@ -173,11 +209,14 @@ def run_reply(shell: PtyShell, reply: str, req: dict[str, Any]) -> dict[str, Any
             bytes(shell.buf[start:]),
             note=note,
             elapsed_s=time.monotonic() - started,
+            truncated=shell.dropped,
         )
     except SessionGone:
         return _gone(shell, start, started)
     code = int(probe.group(1)) if probe.groups() else None
-    return result("ok", code, bytes(before), elapsed_s=time.monotonic() - started)
+    return result(
+        "ok", code, bytes(before), elapsed_s=time.monotonic() - started, truncated=shell.dropped
+    )
 
 
 def _gone(shell: PtyShell, start: int, started: float) -> dict[str, Any]:
@@ -189,7 +228,12 @@ def _gone(shell: PtyShell, start: int, started: float) -> dict[str, Any]:
         time.sleep(0.005)
     note = f"the reply ended the session (shell exit status {status})"
     return result(
-        "exited", status, bytes(shell.buf[start:]), note=note, elapsed_s=time.monotonic() - started
+        "exited",
+        status,
+        bytes(shell.buf[start:]),
+        note=note,
+        elapsed_s=time.monotonic() - started,
+        truncated=shell.dropped,
     )
 
 
@@ -218,24 +262,24 @@ def start_shell(req: dict[str, Any]) -> PtyShell:
 def main() -> int:
     req = read_request()
     replies: list[str] = req["replies"]
-    log: list[str] = []
+    reporter = Reporter(req)
     become_subreaper()
     try:
         shell = start_shell(req)
     except (RuntimeError, OSError) as exc:
         kill_descendants()
-        fail(str(exc), len(replies), log)
+        reporter.fail(str(exc))
         return 1
-    results: list[dict[str, Any]] = []
+    reporter.ready()
     for index, reply in enumerate(replies):
         outcome = run_reply(shell, reply, req)
-        results.append(outcome)
+        reporter.report(outcome)
         if outcome["status"] != "ok":
-            results += not_run(len(replies) - index - 1, "not run: the session is gone")
+            for entry in not_run(len(replies) - index - 1, "not run: the session is gone"):
+                reporter.report(entry)
             break
     shell.close()
-    log.append(f"killed {kill_descendants()} leftover process(es)")
-    emit(results, log)
+    reporter.done([f"killed {kill_descendants()} leftover process(es)"])
     return 0
 
 

@@ -11,9 +11,13 @@ with `literal` each text key is sent by `send-keys -l` and each Enter by its own
 (OpenHands). In `marker` mode the prompt carries the exit status (`PS1` set by a setup line)
 and completion is a new marker in `capture-pane`.
 
-Request keys: replies, reply_timeout, literal, completion ("wait"|"marker"), shell (argv or
-empty for a login shell), width, height, history_limit, setup (lines), ps1, ps1_pattern,
-append_enter, startup_timeout.
+Request keys: replies, reply_timeout, output_bytes, payload (see _driverlib), literal,
+completion ("wait"|"marker"), shell (argv or empty for a login shell), width, height,
+history_limit, setup (lines), ps1, ps1_pattern, append_enter, startup_timeout.
+
+Every wait and capture is a new tmux client process. A reply that fills the run's process
+limit (a fork bomb) leaves the driver unable to start one: that reply's result is `broken`
+(the session cannot be driven any more), not a driver failure.
 """
 
 from __future__ import annotations
@@ -30,9 +34,8 @@ if TYPE_CHECKING:  # NOTE(h6): run as a script, the driver imports its sibling d
     from boundary_audit.transports.drivers._driverlib import (
         STALLED,
         Deadline,
+        Reporter,
         become_subreaper,
-        emit,
-        fail,
         kill_descendants,
         not_run,
         read_request,
@@ -44,9 +47,8 @@ else:
     from _driverlib import (
         STALLED,
         Deadline,
+        Reporter,
         become_subreaper,
-        emit,
-        fail,
         kill_descendants,
         not_run,
         read_request,
@@ -56,6 +58,8 @@ else:
     )
 
 ENTER_KEYS = {"Enter", "C-m", "KPEnter", "C-j", "^M", "^J"}
+EXHAUSTED = frozenset({errno.EAGAIN, errno.ENOMEM, errno.EMFILE, errno.ENFILE})
+"""fork/pipe errors that mean the run's process or file limits are full."""
 COMPLETION = "; tmux wait -S done"
 SESSION = "ba"
 
@@ -268,14 +272,31 @@ def type_line(
         state, status = wait_marker(tmux, pattern, before, deadline, watch)
     else:
         state, status = wait_done(tmux, deadline, watch), None
-    if state in ("ok", "timeout", "stalled"):
+    if state in ("timeout", "stalled"):
         return state, status, errors
-    return ("exited" if not tmux.alive() else "ok"), status, errors
+    # NOTE(h6): completion only counts while the session lives. A waiter that was attached
+    # when the pane's shell exited returns 0 too: on its way out the server releases every
+    # `wait` client (cmd_wait_for_flush) as if the channel had been signalled. Whether the
+    # waiter attached before the shell read `exit` was a race; the session's presence is not.
+    return ("ok" if tmux.alive() else "exited"), status, errors
 
 
 def run_reply(tmux: Tmux, reply: str, req: dict[str, Any]) -> dict[str, Any]:
     """Type one reply; report completion, the pane text it added, and tmux's complaints."""
     started = time.monotonic()
+    try:
+        return _run_reply(tmux, reply, req, started)
+    except OSError as exc:
+        if exc.errno not in EXHAUSTED:
+            raise
+        note = (
+            f"the driver could not start a tmux client ({exc.strerror}): the reply exhausted "
+            "the run's process or file limits"
+        )
+        return result("broken", None, note=note, elapsed_s=time.monotonic() - started)
+
+
+def _run_reply(tmux: Tmux, reply: str, req: dict[str, Any], started: float) -> dict[str, Any]:
     try:
         state, status, errors = type_line(tmux, reply, req, Deadline(float(req["reply_timeout"])))
     except ArgvRefused as exc:
@@ -324,23 +345,23 @@ def start(req: dict[str, Any]) -> Tmux:
 def main() -> int:
     req = read_request()
     replies: list[str] = req["replies"]
-    log: list[str] = []
+    reporter = Reporter(req)
     become_subreaper()
     try:
         tmux = start(req)
     except (RuntimeError, OSError, subprocess.TimeoutExpired) as exc:
         kill_descendants()
-        fail(f"tmux: {exc}", len(replies), log)
+        reporter.fail(f"tmux: {exc}")
         return 1
-    results: list[dict[str, Any]] = []
+    reporter.ready()
     for index, reply in enumerate(replies):
         outcome = run_reply(tmux, reply, req)
-        results.append(outcome)
+        reporter.report(outcome)
         if outcome["status"] != "ok":
-            results += not_run(len(replies) - index - 1, "not run: the session is gone")
+            for entry in not_run(len(replies) - index - 1, "not run: the session is gone"):
+                reporter.report(entry)
             break
-    log.append(f"killed {kill_descendants()} leftover process(es)")
-    emit(results, log)
+    reporter.done([f"killed {kill_descendants()} leftover process(es)"])
     return 0
 
 

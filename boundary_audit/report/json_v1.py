@@ -253,9 +253,11 @@ class JsonV1Format(ReportFormat):
         if report.sandbox:  # optional: only a scan that probed ran replies somewhere
             keys = list(data)
             at = keys.index("command") + 1
-            data = {k: data[k] for k in keys[:at]} | {"sandbox": report.sandbox} | {
-                k: data[k] for k in keys[at:]
-            }
+            data = (
+                {k: data[k] for k in keys[:at]}
+                | {"sandbox": report.sandbox}
+                | {k: data[k] for k in keys[at:]}
+            )
         return json.dumps(data, indent=2, ensure_ascii=False) + "\n"
 
 

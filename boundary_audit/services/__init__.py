@@ -4,7 +4,8 @@
 `boundary_audit._subprocess.run`: it starts the program in its own session with its output
 going to a log file, and stops it by SIGTERM to the process, then SIGKILL to the whole group.
 Every daemon is registered with the supervisor while it runs, so one that a killed
-boundary-audit leaves behind is stopped by its guardian.
+boundary-audit leaves behind is stopped by its guardian; a daemon shared by several processes
+(`supervised=False`) is governed by its leases instead (`supervisor.Shared`).
 """
 
 from __future__ import annotations
@@ -31,6 +32,7 @@ class DaemonProcess:
         log: Path,
         env: Mapping[str, str] | None = None,
         cwd: Path | None = None,
+        supervised: bool = True,
     ) -> None:
         self.argv = [str(a) for a in argv]
         self.log = log
@@ -48,9 +50,11 @@ class DaemonProcess:
                 )
             except FileNotFoundError as exc:
                 raise EnvironmentUnavailable(f"program not found: {self.argv[0]}") from exc
-        self._token: int | None = supervisor.ledger().register(
-            "process", pid=self._proc.pid, start=supervisor.start_time(self._proc.pid)
-        )
+        self._token: int | None = None
+        if supervised:  # NOTE: a shared daemon is governed by its leases instead
+            self._token = supervisor.ledger().register(
+                "process", pid=self._proc.pid, start=supervisor.start_time(self._proc.pid)
+            )
 
     @property
     def pid(self) -> int:

@@ -137,6 +137,7 @@ class Dockerd:
                 "--bridge=none",
             ],
             log=self.state_dir / "dockerd.log",
+            supervised=False,
         )
         deadline = time.monotonic() + timeout
         while not ping(self.socket, timeout=1.0):

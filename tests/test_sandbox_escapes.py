@@ -25,6 +25,7 @@ from boundary_audit import supervisor
 from boundary_audit.sandbox import Limits, Sandbox, identity, make_sandbox
 from boundary_audit.sandbox.interface import ExecResult
 from boundary_audit.services.dockerd import Dockerd, DockerEngine, ping
+from boundary_audit.tasks import load_tasks, run_task
 from boundary_audit.transports import TRANSPORTS, make_transport
 
 ISOLATING = [
@@ -171,6 +172,20 @@ def test_memory_binds_the_run_as_a_whole(backend_box: Sandbox) -> None:
     r = _run(backend_box, f"for i in 1 2 3; do ( {hog} ) & done; wait; echo waited")
     assert r.limits_hit == ("memory",)
     assert b" Killed " in r.stderr  # bash reports the hog the kernel killed
+
+
+@pytest.mark.bwrap
+def test_a_limit_hit_is_the_replys_failure_with_its_reason() -> None:
+    task = next(t for t in load_tasks("write-file-t0"))
+    hog = "( x=$(head -c 60000000 /dev/zero | tr '\\0' a); sleep 1 ) &"
+    reply = f"{task.oracle}; {hog} {hog} {hog} wait"
+    with make_sandbox("bwrap", Limits(timeout_s=5.0, memory_bytes=128 << 20)) as box:
+        verdict, result = run_task(task, reply, make_transport("raw"), box)
+    assert result.limits_hit == ("memory",)
+    assert (verdict.passed, verdict.reason) == (
+        False,
+        "the run hit its memory limit (the kernel killed a process of it)",
+    )
 
 
 @pytest.mark.parametrize("backend_box", ISOLATING, indirect=True)

@@ -20,7 +20,7 @@ from pathlib import Path
 from boundary_audit.errors import BoundaryAuditError, HarnessError
 from boundary_audit.harness.transport import HarnessTransport
 from boundary_audit.sandbox.interface import ExecResult, Sandbox, Workspace
-from boundary_audit.tasks import Reply, ReplySet, Task, Verdict, materialize, validate
+from boundary_audit.tasks import Reply, ReplySet, Task, Verdict, materialize, validate, wsfs
 from boundary_audit.tasks.diff import quoted
 from boundary_audit.transports.interface import Transport, TransportResult
 
@@ -65,30 +65,32 @@ def no_progress(_: CellRun) -> None:
     """The default progress callback."""
 
 
-def final_state(work: Path, limit: int = STATE_ENTRIES) -> tuple[str, ...]:
+def final_state(work: Path, limit: int = STATE_ENTRIES, work_fd: int = -1) -> tuple[str, ...]:
     """A deterministic picture of `work`: sorted entries, lstat only, links never followed,
-    `.git` directories left out."""
+    `.git` directories left out. Read through `work_fd` (the workspace's descriptor, taken
+    before the reply ran) when given, so a work dir swapped for a link shows what it was."""
     entries: list[str] = []
-    for root, dirs, files in os.walk(work):
-        dirs[:] = sorted(d for d in dirs if d != ".git")  # repositories are checked through git
-        for name in sorted([*dirs, *files]):
-            full = Path(root, name)
-            entries.append(_describe(full, full.relative_to(work).as_posix()))
+    with wsfs.root(work_fd, work) as top:
+        for root, dirs, files, dir_fd in os.fwalk(".", dir_fd=top, follow_symlinks=False):
+            dirs[:] = sorted(d for d in dirs if d != ".git")  # repositories are checked by git
+            for name in sorted([*dirs, *files]):
+                rel = os.path.normpath(os.path.join(root, name))
+                entries.append(_describe(dir_fd, name, rel))
     if len(entries) > limit:
         entries = [*entries[:limit], f"... {len(entries) - limit} more"]
     return tuple(entries)
 
 
-def _describe(full: Path, rel: str) -> str:
-    st = full.lstat()
+def _describe(dir_fd: int, entry: str, rel: str) -> str:
+    st = os.stat(entry, dir_fd=dir_fd, follow_symlinks=False)
     name = quoted(os.fsencode(rel), limit=80)
     if stat.S_ISLNK(st.st_mode):
-        return f"{name} -> {quoted(os.fsencode(os.readlink(full)), limit=60)}"
+        return f"{name} -> {quoted(os.fsencode(os.readlink(entry, dir_fd=dir_fd)), limit=60)}"
     if stat.S_ISDIR(st.st_mode):
         return f"{name}/"
     if not stat.S_ISREG(st.st_mode):
         return f"{name} (special)"
-    fd = os.open(full, os.O_RDONLY | os.O_NOFOLLOW)
+    fd = os.open(entry, wsfs.FILE_FLAGS, dir_fd=dir_fd)
     try:
         head = os.read(fd, 48)
     finally:
@@ -121,7 +123,7 @@ def run_cell(
             verdict = validate(task, ws, result)
             if status == "driver-error":
                 verdict = Verdict(False, f"error: harness driver failed: {detail}")
-            state = final_state(ws.work)
+            state = final_state(ws.work, work_fd=ws.work_fd)
     except BoundaryAuditError as exc:
         result, status, detail, state = ExecResult(None, b"", b""), "error", exc.message, ()
         verdict = Verdict(False, f"error: {exc.message}")

@@ -303,7 +303,7 @@ class BwrapSandbox(Sandbox):
             done = _exec.spawn(
                 command,
                 env=full_env,
-                cwd=ws.work,
+                cwd=Path("/"),  # bwrap --chdir sets the run's own; never a path a reply swapped
                 stdin=stdin,
                 timeout=timeout or lim.timeout_s,
                 output_cap=lim.output_bytes,

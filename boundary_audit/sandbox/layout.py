@@ -97,6 +97,12 @@ def adopt_workspace(ws: Workspace) -> None:
     ws.adopted = True
 
 
+def work_cwd(ws: Workspace) -> Path:
+    """The work dir as a child's cwd, through the descriptor taken before any reply ran: a
+    reply that replaced `work` by a link cannot move a later run elsewhere on the host."""
+    return Path(f"/proc/self/fd/{ws.work_fd}") if ws.work_fd >= 0 else ws.work
+
+
 def give(ws: Workspace, path: Path) -> None:
     """Give one host-written entry of workspace `ws` to the workspace's identity."""
     identity.give(path, identity.Identity(ws.uid, ws.gid))

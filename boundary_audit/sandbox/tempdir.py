@@ -77,7 +77,7 @@ class TempdirSandbox(Sandbox):
             done = _exec.spawn(
                 [*limit_prefix(self.limits, cgroup, full_env), *argv],
                 env=full_env,
-                cwd=ws.work,
+                cwd=layout.work_cwd(ws),
                 stdin=stdin,
                 timeout=timeout or self.limits.timeout_s,
                 output_cap=self.limits.output_bytes,

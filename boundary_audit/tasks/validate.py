@@ -1,7 +1,7 @@
 """The declarative validator: decide pass/fail from the exact final state of one run.
 
 Checks, in the order their problems are reported: the boundary did not refuse the reply (a
-transport result's `rejected`); the run did not time out; the work dir
+transport result's `rejected`); the run did not time out nor hit its memory limit; the work dir
 holds exactly the expected tree (`tree.compare_tree`); the fixture repository's HEAD history
 and tree; the calls recorded by argv recorders; the environment seen by env recorders; stdout.
 A failing verdict's reason lists the first three problems (each saying exactly what differed:
@@ -64,6 +64,8 @@ def problems(task: Task, ws: Workspace, result: ExecResult) -> list[str]:
         # NOTE: no elapsed time here: reasons must be byte-identical between identical runs
         # (the record's duration_s carries it).
         found.append("timed out")
+    if "memory" in result.limits_hit:
+        found.append("the run hit its memory limit (the kernel killed a process of it)")
     v = task.validator
     try:
         with wsfs.root(ws.work_fd, ws.work) as work:

@@ -608,8 +608,8 @@ def test_bench_scores_and_lists_missing(tmp_path: Path, capsys: pytest.CaptureFi
     text = capsys.readouterr().out
     assert "| owner+gone | python | 2 (0) | **missing** |" in text
     assert (
-        "| owner+tool | python | 2 (0) | 2 | 1 | 0.50 | 0.50 | 0.50 | 0.50 | 1.00 | 0/1 | 1/2 |"
-        in text
+        "| owner+tool | python | 2 (0) | 2 | 1 | 0.50 | 0.50 | 0.50 | 0.50 | 1.00 "
+        "| 0/1 (0.00) | 1/2 |" in text
     )
     assert "missing: owner+gone (owner/gone@ffffffffffff): no mirror has the pin" in text
     assert "scanner: boundary-audit 9.9.9 at " in text
@@ -681,7 +681,10 @@ def test_bench_reads_the_real_cli_report(
     """The fields the scoring reads are the ones the installed CLI writes (no fake)."""
     labels = tmp_path / "labels"
     labels.mkdir()
-    files = {"agent.py": AGENT, "tests/test_agent.py": "import os\nos.system(input())\n"}
+    files: dict[str | bytes, Any] = {
+        "agent.py": AGENT,
+        "tests/test_agent.py": "import os\nos.system(input())\n",
+    }
     pin = make_repo(tmp_path / "mirrors" / "o+agent" / "repo", files, bare=True)
     doc = _doc([_sink("agent.py", 9, mc=False), _sink("agent.py", 14)], excludes=["tests/"])
     doc.update(repo="o/agent", pin=pin)

@@ -758,7 +758,8 @@ def row(name: str, langs: str, s: Score, wall: float | None, cpu: float | None) 
         f"| {name} | {langs} | {s.labels_mc} ({second}) | {s.reported} | {s.tp} "
         f"| {fmt(f['recall'])} | {fmt(f['recall_first_order'])} | {fmt(f['precision'])} "
         f"| {fmt(f['precision_lenient'])} | {fmt(f['class_accuracy'])} "
-        f"| {s.name_only_tp}/{s.tp} | {s.seen}/{s.labels_mc} | {w} | {c} |"
+        f"| {s.name_only_tp}/{s.tp} ({fmt(f['name_only_share'])}) | {s.seen}/{s.labels_mc} "
+        f"| {w} | {c} |"
     )
 
 
@@ -844,6 +845,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     )
     print(f"mirror search: {' '.join(entries)} ({len(dirs)} git directories)")
     print(f"scan: {shlex.join(scan_argv(scanner, Path('MIRROR'), 'PIN'))}")
+    print(
+        "reported = active (not suppressed), model_controlled, path not under scope_excludes; "
+        "name-only = confidence low and no 'model output enters:' origin"
+    )
     print()
 
     total = Score()

@@ -524,6 +524,30 @@ def test_scope_excludes_are_prefixes() -> None:
     assert not bench.in_scope("evaluate.py.bak", ex)  # a prefix, as LABELLING.md says
 
 
+def test_only_takes_a_stem_a_repo_or_a_name(tmp_path: Path) -> None:
+    files = [tmp_path / "owner+tool.json", tmp_path / "other+thing.json"]
+    for want in ("owner+tool", "OWNER/Tool", "tool", "owner+tool.json"):
+        assert bench.select(files, [want]) == [files[0]]
+    assert bench.select(files, []) == files
+    assert bench.select(files, ["thing", "tool", "tool"]) == sorted(files)
+    with pytest.raises(bench.BenchError, match=r"^--only 'owner' names no label file"):
+        bench.select(files, ["owner"])
+
+
+def test_bench_json_that_cannot_be_written_is_exit_2(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    labels, mirrors, _ = _corpus(tmp_path)
+    scanner = _fake_scanner(tmp_path, [])
+    out = tmp_path / "no-such-dir" / "out.json"
+    argv = ["--labels", str(labels), "--mirrors", str(mirrors), "--scanner", str(scanner)]
+    assert bench.main([*argv, "--only", "tool", "--json", str(out)]) == 2
+    err = capsys.readouterr().err.splitlines()
+    assert err[0].startswith("scanned owner+tool from ")
+    assert err[1].startswith(f"bench: cannot write {out}: [Errno 2] No such file or directory")
+    assert len(err) == 2
+
+
 def test_reported_means_active_model_controlled_in_scope() -> None:
     fs = [
         _finding("a.py", 1),

@@ -46,7 +46,8 @@ the scan's workers and git) of each scan. The child gets the caller's environmen
 BOUNDARY_AUDIT_* variables, so a shell's option defaults cannot change the figures.
 
 Exit codes: 0 every label file was scored or listed as missing; 1 a scan failed (the rest
-are still scored and printed); 2 usage, an unknown --only name, or a bad label file.
+are still scored and printed); 2 usage, an unknown --only name, a bad label file, or a --json
+file that cannot be written.
 """
 
 from __future__ import annotations

@@ -23,8 +23,8 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from boundary_audit.report import OutputFormat, formatter_for  # noqa: E402
-from boundary_audit.scan_run import StaticOptions, run_static  # noqa: E402
+from boundary_audit.pipelines.scan import StaticOptions, run_static  # noqa: E402
+from boundary_audit.report.scan import ScanFormat, renderer_for  # noqa: E402
 from boundary_audit.source import open_checkout  # noqa: E402
 from boundary_audit.static.scan import ScanOptions, scan_files  # noqa: E402
 from tests.support.gitrepos import make_repo  # noqa: E402
@@ -79,8 +79,8 @@ def main() -> None:
         static = StaticOptions(target=str(repo), jobs=args.jobs)
         report = run_static(static)
         rows = [("scan_files", base), ("run_static", best(lambda: run_static(static), args.repeat))]
-        for fmt in OutputFormat:
-            renderer = formatter_for(fmt)
+        for fmt in ScanFormat:
+            renderer = renderer_for(fmt)
             rows.append(
                 (f"render {fmt.value}", best(lambda r=renderer: r.render(report), args.repeat))
             )

@@ -65,7 +65,7 @@ def test_generated_schema_lists_checks_in_code_order() -> None:
 
 
 def test_shipped_schema_covers_every_registered_check() -> None:
-    from boundary_audit.scan_run import check_infos
+    from boundary_audit.pipelines.scan import check_infos
 
     checks = check_infos()
     assert checks, "no checks registered"

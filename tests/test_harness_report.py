@@ -15,10 +15,10 @@ from boundary_audit.errors import ConfigError, UsageError
 from boundary_audit.harness import SYSTEMS, driver_class, make_harness_transport
 from boundary_audit.harness.compare import pair
 from boundary_audit.harness.explain import Explanation, packaged, parse
-from boundary_audit.harness.render import render_json, render_markdown, render_text
-from boundary_audit.harness.report import SCHEMA, build_report
 from boundary_audit.harness.suite import CellRun, final_state
 from boundary_audit.harness.transport import parse_driver_output
+from boundary_audit.report.harness.text import render_json, render_markdown, render_text
+from boundary_audit.results.harness import SCHEMA, build_report
 from boundary_audit.sandbox.interface import ExecResult
 from boundary_audit.transports import TRANSPORTS
 

@@ -7,12 +7,13 @@ import json
 
 import pytest
 
-from boundary_audit.probe.records import RunRecord, SkippedTransport
-from boundary_audit.report.probe_formats import probe_formatter_for
-from boundary_audit.report.probe_json import ProbeJsonFormat
-from boundary_audit.report.probe_markdown import ProbeMarkdownFormat, cell_text, code
-from boundary_audit.report.probe_model import ProbeFormat, ProbeReport, summarize, summary_line
-from boundary_audit.report.probe_terminal import ProbeTerminalFormat
+from boundary_audit.record import RunRecord, SkippedTransport
+from boundary_audit.report import probe as probe_report
+from boundary_audit.report.probe import ProbeFormat
+from boundary_audit.report.probe.json import ProbeJsonFormat
+from boundary_audit.report.probe.markdown import ProbeMarkdownFormat, cell_text, code
+from boundary_audit.report.probe.terminal import ProbeTerminalFormat
+from boundary_audit.results.probe import ProbeReport, summarize, summary_line
 
 
 def rec(task: str, transport: str, passed: bool, reason: str = "ok", **kw: object) -> RunRecord:
@@ -180,8 +181,8 @@ def test_empty_run_renders() -> None:
 
 @pytest.mark.parametrize("fmt", list(ProbeFormat))
 def test_every_format_has_a_renderer(fmt: ProbeFormat) -> None:
-    text = probe_formatter_for(fmt).render(report())
-    assert text.endswith("\n") and text == probe_formatter_for(fmt).render(report())
+    text = probe_report.renderer_for(fmt).render(report())
+    assert text.endswith("\n") and text == probe_report.renderer_for(fmt).render(report())
 
 
 def test_markdown_helpers_escape() -> None:

@@ -8,7 +8,9 @@ from pathlib import Path
 
 import pytest
 
-from boundary_audit.baseline import (
+from boundary_audit.errors import ConfigError, ExitCode, ReportError
+from boundary_audit.finding import Finding, Location
+from boundary_audit.results.baseline import (
     BASELINE_SCHEMA,
     Baseline,
     apply_baseline,
@@ -17,9 +19,7 @@ from boundary_audit.baseline import (
     render_baseline,
     write_baseline,
 )
-from boundary_audit.errors import ConfigError, ExitCode, ReportError
-from boundary_audit.finding import Finding, Location
-from boundary_audit.report.model import fingerprint_key
+from boundary_audit.results.scan import fingerprint_key
 from tests.support import sample_findings as sample
 
 

@@ -7,58 +7,55 @@ import re
 
 import pytest
 
-from boundary_audit.report import (
-    JsonV1Format,
-    MarkdownFormat,
-    OutputFormat,
-    SarifFormat,
-    TerminalFormat,
-    formatter_for,
-)
+from boundary_audit.report.scan import ScanFormat, renderer_for
+from boundary_audit.report.scan.json_v1 import JsonV1Format
+from boundary_audit.report.scan.markdown import MarkdownFormat
+from boundary_audit.report.scan.sarif import SarifFormat
+from boundary_audit.report.scan.terminal import TerminalFormat
 from tests.support import sample_findings as sample
 from tests.support.snapshot import assert_snapshot
 
 SNAPSHOT_NAMES = {
-    OutputFormat.TERMINAL: "report_terminal.txt",
-    OutputFormat.JSON: "report_json_v1.json",
-    OutputFormat.SARIF: "report.sarif",
-    OutputFormat.MARKDOWN: "report.md",
+    ScanFormat.TERMINAL: "report_terminal.txt",
+    ScanFormat.JSON: "report_json_v1.json",
+    ScanFormat.SARIF: "report.sarif",
+    ScanFormat.MARKDOWN: "report.md",
 }
 
 
 def test_format_mapping_is_exhaustive() -> None:
     expected = {
-        OutputFormat.TERMINAL: TerminalFormat,
-        OutputFormat.JSON: JsonV1Format,
-        OutputFormat.SARIF: SarifFormat,
-        OutputFormat.MARKDOWN: MarkdownFormat,
+        ScanFormat.TERMINAL: TerminalFormat,
+        ScanFormat.JSON: JsonV1Format,
+        ScanFormat.SARIF: SarifFormat,
+        ScanFormat.MARKDOWN: MarkdownFormat,
     }
-    assert set(expected) == set(OutputFormat)
-    for fmt in OutputFormat:
-        assert type(formatter_for(fmt)) is expected[fmt]
+    assert set(expected) == set(ScanFormat)
+    for fmt in ScanFormat:
+        assert type(renderer_for(fmt)) is expected[fmt]
 
 
-@pytest.mark.parametrize("fmt", list(OutputFormat), ids=lambda f: f.value)
-def test_snapshot(fmt: OutputFormat) -> None:
-    text = formatter_for(fmt).render(sample.report())
+@pytest.mark.parametrize("fmt", list(ScanFormat), ids=lambda f: f.value)
+def test_snapshot(fmt: ScanFormat) -> None:
+    text = renderer_for(fmt).render(sample.report())
     assert text.endswith("\n") and not text.endswith("\n\n")
     assert_snapshot(SNAPSHOT_NAMES[fmt], text, version=sample.VERSION)
 
 
-@pytest.mark.parametrize("fmt", list(OutputFormat), ids=lambda f: f.value)
-def test_same_input_gives_identical_bytes_whatever_the_input_order(fmt: OutputFormat) -> None:
-    first = formatter_for(fmt).render(sample.report()).encode()
+@pytest.mark.parametrize("fmt", list(ScanFormat), ids=lambda f: f.value)
+def test_same_input_gives_identical_bytes_whatever_the_input_order(fmt: ScanFormat) -> None:
+    first = renderer_for(fmt).render(sample.report()).encode()
     for seed in range(5):
         shuffled = sample.findings()
         random.Random(seed).shuffle(shuffled)
         skipped = list(sample.report().skipped)[::-1]
         again = sample.report(findings=tuple(shuffled), skipped=tuple(skipped))
-        assert formatter_for(fmt).render(again).encode() == first
+        assert renderer_for(fmt).render(again).encode() == first
 
 
-@pytest.mark.parametrize("fmt", list(OutputFormat), ids=lambda f: f.value)
-def test_output_ignores_the_environment(fmt: OutputFormat, monkeypatch: pytest.MonkeyPatch) -> None:
-    plain = formatter_for(fmt).render(sample.report())
+@pytest.mark.parametrize("fmt", list(ScanFormat), ids=lambda f: f.value)
+def test_output_ignores_the_environment(fmt: ScanFormat, monkeypatch: pytest.MonkeyPatch) -> None:
+    plain = renderer_for(fmt).render(sample.report())
     for name, value in {
         "COLUMNS": "40",
         "LINES": "5",
@@ -69,7 +66,7 @@ def test_output_ignores_the_environment(fmt: OutputFormat, monkeypatch: pytest.M
         "LC_ALL": "C",
     }.items():
         monkeypatch.setenv(name, value)
-    assert formatter_for(fmt).render(sample.report()) == plain
+    assert renderer_for(fmt).render(sample.report()) == plain
 
 
 def test_terminal_colors_only_when_asked() -> None:

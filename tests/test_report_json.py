@@ -10,7 +10,7 @@ from typing import Any
 import jsonschema
 import pytest
 
-from boundary_audit.report.json_v1 import SCHEMA, JsonV1Format
+from boundary_audit.report.scan.json_v1 import SCHEMA, JsonV1Format
 from boundary_audit.schemas import REPORT_V1_SCHEMA, load
 from tests.support import sample_findings as sample
 

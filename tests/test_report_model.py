@@ -7,8 +7,8 @@ from dataclasses import replace
 import pytest
 
 from boundary_audit.finding import Skipped, Suppression
-from boundary_audit.report.markdown import MarkdownFormat, code, text
-from boundary_audit.report.model import fingerprint_key, summary_line
+from boundary_audit.report.scan.markdown import MarkdownFormat, code, text
+from boundary_audit.results.scan import fingerprint_key, summary_line
 from boundary_audit.taxonomy import BoundaryClass
 from tests.support import sample_findings as sample
 

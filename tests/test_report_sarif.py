@@ -12,8 +12,8 @@ import jsonschema
 import pytest
 
 from boundary_audit.finding import Location
-from boundary_audit.report.model import ScanReport
-from boundary_audit.report.sarif import FINGERPRINT_NAME, SarifFormat, schema
+from boundary_audit.report.scan.sarif import FINGERPRINT_NAME, SarifFormat, schema
+from boundary_audit.results.scan import ScanReport
 from tests.support import sample_findings as sample
 
 SCHEMA_SHA256 = "c3b4bb2d6093897483348925aaa73af03b3e3f4bd4ca38cef26dcb4212a2682e"

@@ -13,7 +13,8 @@ from pathlib import Path
 import pytest
 
 from boundary_audit.errors import SandboxError, TransportError
-from boundary_audit.probe import RunRecord, SkippedTransport, plan_cells, preflight, run_cells
+from boundary_audit.pipelines.runner import plan_cells, preflight, run_cells
+from boundary_audit.record import RunRecord, SkippedTransport
 from boundary_audit.sandbox import Limits, make_sandbox
 from boundary_audit.sandbox.interface import ExecResult, Sandbox, Workspace
 from boundary_audit.tasks import Reply, ReplySet, Task, Verdict, load_tasks

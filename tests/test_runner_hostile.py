@@ -7,7 +7,7 @@ import time
 
 import pytest
 
-from boundary_audit.probe import plan_cells, preflight, run_cells
+from boundary_audit.pipelines.runner import plan_cells, preflight, run_cells
 from boundary_audit.sandbox import Limits, make_sandbox
 from boundary_audit.tasks import Reply, ReplySet, load_tasks
 from boundary_audit.transports import make_transport

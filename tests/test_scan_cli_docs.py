@@ -8,7 +8,7 @@ import pytest
 
 from boundary_audit import cli
 from boundary_audit.errors import ExitCode
-from boundary_audit.scan_run import check_infos
+from boundary_audit.pipelines.scan import check_infos
 from boundary_audit.static.checks import CHECKS
 from boundary_audit.usage_doc import USAGE_MD, exit_code_table, exit_codes, option_table, regenerate
 

@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from boundary_audit.adapters import Adapter, load_adapters
-from boundary_audit.table8 import verify_adapter
+from boundary_audit.adapters.anchors import verify_adapter
 from tests.support.gitrepos import add_commit, make_repo
 
 TOOL = b"""import json

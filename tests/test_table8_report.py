@@ -10,10 +10,11 @@ import pytest
 
 from boundary_audit.cli import main
 from boundary_audit.errors import ExitCode
-from boundary_audit.report.table8_json import Table8Json
-from boundary_audit.report.table8_markdown import Table8Markdown
-from boundary_audit.report.table8_terminal import Table8Terminal
-from boundary_audit.table8 import SCHEMA, Table8Options, Table8Report, build_table8
+from boundary_audit.pipelines.table8 import Table8Options, build_table8
+from boundary_audit.report.table8.json import Table8Json
+from boundary_audit.report.table8.markdown import Table8Markdown
+from boundary_audit.report.table8.terminal import Table8Terminal
+from boundary_audit.results.table8 import SCHEMA, Table8Report
 
 TOY = """\
 schema = 1

@@ -7,8 +7,8 @@ from pathlib import Path
 import pytest
 
 from boundary_audit.finding import Evidence, Finding, FindingBuilder, Location
-from boundary_audit.scan_probe import ProbeSettings, confirms, probe_findings, transport_spec
-from boundary_audit.scan_run import StaticOptions, run_static
+from boundary_audit.pipelines.measure import ProbeSettings, confirms, probe_findings, transport_spec
+from boundary_audit.pipelines.scan import StaticOptions, run_static
 from boundary_audit.taxonomy import BoundaryClass, Confidence
 from tests.support.gitrepos import make_repo
 

@@ -28,8 +28,8 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
-from boundary_audit.probe.pipeline import ProbeOptions, execute_probes, prepare_probes  # noqa: E402
-from boundary_audit.probe.records import RunRecord  # noqa: E402
+from boundary_audit.pipelines.probe import ProbeOptions, execute_probes, prepare_probes  # noqa: E402
+from boundary_audit.record import RunRecord  # noqa: E402
 from boundary_audit.sandbox import Limits, Sandbox, make_sandbox  # noqa: E402
 from boundary_audit.services import sshd  # noqa: E402
 from boundary_audit.services.dockerd import Dockerd  # noqa: E402

@@ -11,8 +11,8 @@ from typing import Annotated
 
 import typer
 
-from boundary_audit.report.model import CheckInfo
-from boundary_audit.scan_run import check_infos
+from boundary_audit.pipelines.scan import check_infos
+from boundary_audit.results.scan import CheckInfo
 
 _COLUMNS = ("CODE", "NAME", "CLASS", "STATUS", "SUMMARY")
 

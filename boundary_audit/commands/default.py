@@ -21,20 +21,21 @@ import typer
 
 from boundary_audit.commands.table8 import write
 from boundary_audit.errors import ExitCode
-from boundary_audit.progress import progress_for
-from boundary_audit.report import OutputFormat, formatter_for
-from boundary_audit.report.table8_formats import FILE_NAMES, Table8Format, table8_formatter_for
+from boundary_audit.pipelines.demo import DemoOptions, run_demo
+from boundary_audit.report import table8 as table8_report
+from boundary_audit.report.progress import progress_for
+from boundary_audit.report.scan import ScanFormat, renderer_for
+from boundary_audit.report.table8 import FILE_NAMES, Table8Format
 from boundary_audit.sandbox import SandboxChoice
-from boundary_audit.table8.specimens import DemoOptions, run_demo
 
 DEFAULT_DIR = Path("boundary-audit-report")
 DEFAULT_JOBS = 4
 DEFAULT_SELECT = "*-t3"
 """The hostile tier (tier 3) of every family: what keeps the demo under a minute."""
 SCAN_FILES = {
-    OutputFormat.JSON: "scan.json",
-    OutputFormat.SARIF: "scan.sarif",
-    OutputFormat.MARKDOWN: "scan.md",
+    ScanFormat.JSON: "scan.json",
+    ScanFormat.SARIF: "scan.sarif",
+    ScanFormat.MARKDOWN: "scan.md",
 }
 
 
@@ -75,12 +76,12 @@ def demo(
     options = replace(options, command=regenerate_command(options))
     scan, table = run_demo(options, progress=progress_for())
     for fmt, name in SCAN_FILES.items():
-        write(formatter_for(fmt).render(scan), output_dir / name)
+        write(renderer_for(fmt).render(scan), output_dir / name)
     for kind, name in FILE_NAMES.items():
-        write(table8_formatter_for(kind).render(table), output_dir / name)
+        write(table8_report.renderer_for(kind).render(table), output_dir / name)
     to_tty = sys.stdout.isatty()
     width = shutil.get_terminal_size((160, 24)).columns if to_tty else 160
-    typer.echo(table8_formatter_for(Table8Format.TERMINAL, color=to_tty, width=width)
+    typer.echo(table8_report.renderer_for(Table8Format.TERMINAL, color=to_tty, width=width)
                .render(table), nl=False)
     confirmed = sum(1 for f in scan.active if f.evidence and f.confidence.value == "high")
     sys.stderr.write(f"demo: {len(table.rows)} boundaries in the specimens, {confirmed} "

@@ -19,11 +19,11 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn
 from boundary_audit.errors import BoundaryAuditError, ExitCode, ReportError, UsageError
 from boundary_audit.harness import SYSTEMS, select
 from boundary_audit.harness.install import install, installed, venv_dir
-from boundary_audit.harness.render import render_json, render_markdown, render_text
-from boundary_audit.harness.report import HarnessReport
-from boundary_audit.harness.runner import HarnessOptions, Params, run_harness
 from boundary_audit.harness.suite import CellRun
 from boundary_audit.metrics import format_percent
+from boundary_audit.pipelines.harness import HarnessOptions, Params, run_harness
+from boundary_audit.report.harness.text import render_json, render_markdown, render_text
+from boundary_audit.results.harness import HarnessReport
 
 RUN, OUTPUT = "Run", "Output"
 FORMATS = {"terminal": render_text, "json": render_json, "markdown": render_markdown}

@@ -19,16 +19,17 @@ from typing import Annotated
 import typer
 
 from boundary_audit.errors import ExitCode, ReportError
-from boundary_audit.probe.pipeline import (
+from boundary_audit.pipelines.probe import (
     BASELINE,
     DEFAULT_SELECT,
     ProbeOptions,
     execute_probes,
     prepare_probes,
 )
-from boundary_audit.progress import progress_for
-from boundary_audit.report.probe_formats import probe_formatter_for
-from boundary_audit.report.probe_model import ProbeFormat, summary_line
+from boundary_audit.report import probe as probe_report
+from boundary_audit.report.probe import ProbeFormat
+from boundary_audit.report.progress import progress_for
+from boundary_audit.results.probe import summary_line
 from boundary_audit.sandbox import Limits, SandboxChoice, make_sandbox
 
 INPUTS, RUN, OUTPUT = "Inputs", "Run", "Output"
@@ -114,7 +115,7 @@ def probe(
         report = execute_probes(plan, box, progress=progress_for())
     to_tty = output is None and sys.stdout.isatty()
     width = shutil.get_terminal_size((120, 24)).columns if to_tty else 120
-    renderer = probe_formatter_for(fmt, timings=not no_timings, color=to_tty, width=width)
+    renderer = probe_report.renderer_for(fmt, timings=not no_timings, color=to_tty, width=width)
     _emit(renderer.render(report), output)
     sys.stderr.write(summary_line(report) + "\n")
     return int(ExitCode.RUN if report.summary.errors else ExitCode.OK)

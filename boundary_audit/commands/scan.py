@@ -17,12 +17,13 @@ from typing import Annotated
 
 import typer
 
-from boundary_audit.baseline import write_baseline
 from boundary_audit.errors import ExitCode, ReportError
-from boundary_audit.progress import progress_for
-from boundary_audit.report import OutputFormat, ScanReport, formatter_for, summary_line
-from boundary_audit.scan_probe import probe_report
-from boundary_audit.scan_run import StaticOptions, gate, run_static
+from boundary_audit.pipelines.measure import probe_report
+from boundary_audit.pipelines.scan import StaticOptions, gate, run_static
+from boundary_audit.report.progress import progress_for
+from boundary_audit.report.scan import ScanFormat, renderer_for
+from boundary_audit.results.baseline import write_baseline
+from boundary_audit.results.scan import ScanReport, summary_line
 from boundary_audit.source import ENV_CACHE_DIR
 from boundary_audit.taxonomy import BoundaryClass, Confidence, Severity
 
@@ -33,7 +34,7 @@ def _env(name: str) -> str:
     return f"BOUNDARY_AUDIT_{name}"
 
 
-def content_flags(o: StaticOptions, fmt: OutputFormat) -> tuple[str, ...]:
+def content_flags(o: StaticOptions, fmt: ScanFormat) -> tuple[str, ...]:
     """The flags that shape the report's content, for the command recorded in it."""
     flags: list[str] = ["--format", fmt.value]
     flags += ["--include-constant"] if o.include_constant else []
@@ -45,10 +46,10 @@ def content_flags(o: StaticOptions, fmt: OutputFormat) -> tuple[str, ...]:
     return tuple(flags)
 
 
-def _render(report: ScanReport, fmt: OutputFormat, output: Path | None) -> str:
+def _render(report: ScanReport, fmt: ScanFormat, output: Path | None) -> str:
     to_tty = output is None and sys.stdout.isatty()
     width = shutil.get_terminal_size((120, 24)).columns if to_tty else 120
-    return formatter_for(fmt, color=to_tty, width=width).render(report)
+    return renderer_for(fmt, color=to_tty, width=width).render(report)
 
 
 def _emit(text: str, output: Path | None) -> None:
@@ -201,7 +202,7 @@ def scan(
         ),
     ] = 2,
     fmt: Annotated[
-        OutputFormat,
+        ScanFormat,
         typer.Option(
             "--format",
             "-f",
@@ -210,7 +211,7 @@ def scan(
             case_sensitive=False,
             help="Report format.",
         ),
-    ] = OutputFormat.TERMINAL,
+    ] = ScanFormat.TERMINAL,
     output: Annotated[
         Path | None,
         typer.Option(

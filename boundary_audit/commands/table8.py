@@ -18,10 +18,12 @@ from typing import Annotated
 import typer
 
 from boundary_audit.errors import ExitCode, ReportError, UsageError
-from boundary_audit.progress import progress_for
-from boundary_audit.report.table8_formats import FILE_NAMES, Table8Format, table8_formatter_for
+from boundary_audit.pipelines.table8 import Table8Options, build_table8
+from boundary_audit.report import table8 as table8_report
+from boundary_audit.report.progress import progress_for
+from boundary_audit.report.table8 import FILE_NAMES, Table8Format
+from boundary_audit.results.table8 import Table8Report
 from boundary_audit.sandbox import SandboxChoice
-from boundary_audit.table8 import Table8Options, Table8Report, build_table8
 
 INPUTS, STATIC, RUN, OUTPUT = "Inputs", "Static", "Run", "Output"
 
@@ -78,11 +80,11 @@ def emit(
     """Render to --output-dir (Markdown + JSON), --output, or stdout."""
     if output_dir is not None:
         for kind, name in FILE_NAMES.items():
-            write(table8_formatter_for(kind).render(report), output_dir / name)
+            write(table8_report.renderer_for(kind).render(report), output_dir / name)
         return
     to_tty = output is None and sys.stdout.isatty()
     width = shutil.get_terminal_size((160, 24)).columns if to_tty else 160
-    text = table8_formatter_for(fmt, color=to_tty, width=width).render(report)
+    text = table8_report.renderer_for(fmt, color=to_tty, width=width).render(report)
     if output is None:
         typer.echo(text, nl=False)
     else:

@@ -1,7 +1,7 @@
 """`boundary-audit tasks list|show|check|hazards`: browse the task suite and let it test itself.
 
 Thin: each command loads tasks through `boundary_audit.tasks`, calls a pure renderer from
-`boundary_audit.tasks.render`, and prints. `check` exits 10 (GATE) when any task's claims fail.
+`boundary_audit.report.tasks.text`, and prints. `check` exits 10 (GATE) when any task's claims fail.
 """
 
 from __future__ import annotations
@@ -12,8 +12,9 @@ from typing import Annotated
 import typer
 
 from boundary_audit.errors import ExitCode, UsageError
+from boundary_audit.report.tasks import text as render
 from boundary_audit.sandbox import Limits, SandboxChoice, make_sandbox
-from boundary_audit.tasks import load_tasks, render
+from boundary_audit.tasks import load_tasks
 from boundary_audit.tasks.check import check_tasks
 from boundary_audit.tasks.vocabulary import HAZARDS
 

@@ -1,35 +1,22 @@
-"""The renderer interface: a `ReportFormat` turns a `ScanReport` into text, and nothing else.
+"""The one renderer protocol: a report family's renderer turns its result into text, only.
 
-Renderers are pure (no I/O, no clock, no environment): the same report renders to the same
-bytes. `OutputFormat` is the CLI's choice of renderer; `boundary_audit.report.formatter_for`
-maps every member to its implementation.
+Renderers are pure (no I/O, no clock, no environment): the same result renders to the same
+bytes. Each report family is a folder of `report/` (`scan`, `probe`, `table8`, `harness`,
+`tasks`) with one module per format and, in its `__init__`, the family's format enum and
+`renderer_for(fmt, ...)`, the single mapping from a CLI `--format` choice to a renderer (a
+test checks that it covers every member).
 """
 
 from __future__ import annotations
 
-from abc import ABC, abstractmethod
-from enum import StrEnum
+from typing import Protocol, TypeVar
 
-from boundary_audit.report.model import ScanReport
-
-
-class OutputFormat(StrEnum):
-    """The report formats `boundary-audit scan --format` offers."""
-
-    TERMINAL = "terminal"
-    """A rich table for people at a terminal (the default)."""
-    JSON = "json"
-    """The `boundary-audit/v1` JSON contract (docs/json-v1.md)."""
-    SARIF = "sarif"
-    """SARIF 2.1.0, for GitHub code scanning and other SARIF viewers."""
-    MARKDOWN = "markdown"
-    """A review-friendly Markdown table plus the skipped inputs."""
+R = TypeVar("R", contravariant=True)
 
 
-class ReportFormat(ABC):
-    """One output format of a static-scan report."""
+class Renderer(Protocol[R]):
+    """Anything that turns a result of type R into text ending with a newline."""
 
-    @abstractmethod
-    def render(self, report: ScanReport) -> str:
-        """The whole report as text, ending with a newline."""
-        raise NotImplementedError  # pragma: no cover
+    def render(self, report: R) -> str:
+        """The whole report as text."""
+        ...

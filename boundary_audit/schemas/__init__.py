@@ -75,7 +75,7 @@ def render_config_schema(checks: Iterable[tuple[str, str]]) -> str:
 
 def main() -> int:  # pragma: no cover - exercised by hand after adding a check
     """Regenerate config.schema.json from the registered checks."""
-    from boundary_audit.scan_run import check_infos
+    from boundary_audit.pipelines.scan import check_infos
 
     text = render_config_schema((c.code, c.name) for c in check_infos())
     target = Path(__file__).with_name(CONFIG_SCHEMA)

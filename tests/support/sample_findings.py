@@ -16,7 +16,7 @@ from boundary_audit.finding import (
     Skipped,
     Suppression,
 )
-from boundary_audit.report.model import CheckInfo, ScanReport
+from boundary_audit.results.scan import CheckInfo, ScanReport
 from boundary_audit.taxonomy import BoundaryClass, Confidence, Contract, Severity
 
 SHA = "3ea751c0d9d2a1b4c5e6f708192a3b4c5d6e7f80"

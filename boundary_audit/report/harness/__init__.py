@@ -1,0 +1,1 @@
+"""boundary_audit/report/harness."""

@@ -1,0 +1,64 @@
+"""The CLI's progress bar: a rich `Progress` on stderr behind the runner's `Progress` protocol.
+
+Library code takes any `boundary_audit.pipelines.runner.Progress` and defaults to a no-op; only the
+CLI builds this one, and only when stderr is a terminal (so redirected output and CI logs stay
+clean). `advance` is called from the runner's threads; rich's Progress is thread-safe.
+"""
+
+from __future__ import annotations
+
+import sys
+from typing import TextIO
+
+from rich.console import Console
+from rich.progress import BarColumn, MofNCompleteColumn, TextColumn, TimeElapsedColumn
+from rich.progress import Progress as RichBar
+
+from boundary_audit.pipelines.runner import NoProgress, Progress
+from boundary_audit.record import RunRecord
+
+
+class BarProgress:
+    """A transient bar: `probing  [#####     ] 12/56  3 failed  0:00:04`."""
+
+    def __init__(self, stream: TextIO | None = None, description: str = "probing") -> None:
+        self._console = Console(file=stream or sys.stderr)
+        self._description = description
+        self._bar: RichBar | None = None
+        self._task: object = None
+        self._failed = 0
+
+    def start(self, total: int) -> None:
+        """Show the bar for `total` runs."""
+        self._bar = RichBar(
+            TextColumn("{task.description}"),
+            BarColumn(),
+            MofNCompleteColumn(),
+            TextColumn("{task.fields[failed]} failed"),
+            TimeElapsedColumn(),
+            console=self._console,
+            transient=True,
+        )
+        self._bar.start()
+        self._task = self._bar.add_task(self._description, total=total, failed=0)
+
+    def advance(self, record: RunRecord) -> None:
+        """One more run done; count it as failed if it did not pass."""
+        if self._bar is None:
+            return
+        self._failed += not record.passed
+        self._bar.update(self._task, advance=1, failed=self._failed)  # type: ignore[arg-type]
+
+    def finish(self) -> None:
+        """Remove the bar."""
+        if self._bar is not None:
+            self._bar.stop()
+            self._bar = None
+
+
+def progress_for(stream: TextIO | None = None) -> Progress:
+    """A bar when `stream` (default stderr) is a terminal, else the no-op."""
+    stream = stream or sys.stderr
+    if stream.isatty():
+        return BarProgress(stream)
+    return NoProgress()

@@ -1,0 +1,46 @@
+"""The static-scan report: terminal (rich), JSON v1, SARIF 2.1.0, Markdown.
+
+`renderer_for(ScanFormat)` is the single mapping from `scan --format` to a renderer of a
+`ScanReport`; a test checks that it covers every member.
+"""
+
+from __future__ import annotations
+
+from enum import StrEnum
+from typing import assert_never
+
+from boundary_audit.report.interface import Renderer
+from boundary_audit.results.scan import ScanReport
+
+
+class ScanFormat(StrEnum):
+    """The report formats `boundary-audit scan --format` offers."""
+
+    TERMINAL = "terminal"
+    """A rich table for people at a terminal (the default)."""
+    JSON = "json"
+    """The `boundary-audit/v1` JSON contract (docs/json-v1.md)."""
+    SARIF = "sarif"
+    """SARIF 2.1.0, for GitHub code scanning and other SARIF viewers."""
+    MARKDOWN = "markdown"
+    """A review-friendly Markdown table plus the skipped inputs."""
+
+
+def renderer_for(fmt: ScanFormat, *, color: bool = False, width: int = 120) -> Renderer[ScanReport]:
+    """The renderer for `fmt`; `color` and `width` only affect the terminal format."""
+    from boundary_audit.report.scan.json_v1 import JsonV1Format
+    from boundary_audit.report.scan.markdown import MarkdownFormat
+    from boundary_audit.report.scan.sarif import SarifFormat
+    from boundary_audit.report.scan.terminal import TerminalFormat
+
+    match fmt:
+        case ScanFormat.TERMINAL:
+            return TerminalFormat(color=color, width=width)
+        case ScanFormat.JSON:
+            return JsonV1Format()
+        case ScanFormat.SARIF:
+            return SarifFormat()
+        case ScanFormat.MARKDOWN:
+            return MarkdownFormat()
+        case _:
+            assert_never(fmt)

@@ -13,12 +13,12 @@ import pytest
 
 from boundary_audit.errors import ConfigError, UsageError
 from boundary_audit.harness import SYSTEMS, driver_class, make_harness_transport
-from boundary_audit.harness.compare import pair
 from boundary_audit.harness.explain import Explanation, packaged, parse
-from boundary_audit.harness.suite import CellRun, final_state
+from boundary_audit.harness.suite import final_state
 from boundary_audit.harness.transport import parse_driver_output
+from boundary_audit.record import RunRecord
 from boundary_audit.report.harness.text import render_json, render_markdown, render_text
-from boundary_audit.results.harness import SCHEMA, build_report
+from boundary_audit.results.harness import SCHEMA, build_report, pair
 from boundary_audit.sandbox.interface import ExecResult
 from boundary_audit.transports import TRANSPORTS
 
@@ -142,8 +142,8 @@ def cell(
     passed: bool,
     status: str = "ran",
     reason: str = "ok",
-) -> CellRun:
-    return CellRun(task_id=task, family=family, tier=int(task[-1]), core=True,
+) -> RunRecord:
+    return RunRecord(task_id=task, family=family, tier=int(task[-1]), core=True,
                    transport=transport, reply_set=rs, reply_id=rs, passed=passed,
                    reason=reason if not passed else "ok", status=status, detail="", exit_code=0,
                    timed_out=False, duration_s=0.25, final_state=('"a.txt" 2B "x\\n"',),

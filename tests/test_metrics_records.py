@@ -1,4 +1,4 @@
-"""Run records: validation into `Run`, grouping into cells, and the errors bad records raise."""
+"""Run records: validation into `RunRecord`, grouping into cells, the errors of bad records."""
 
 from __future__ import annotations
 
@@ -11,7 +11,6 @@ from boundary_audit.errors import BoundaryAuditError, ExitCode
 from boundary_audit.metrics import (
     MetricsInputError,
     Outcomes,
-    Run,
     RunLike,
     TaskResult,
     as_run,
@@ -19,6 +18,7 @@ from boundary_audit.metrics import (
     cell,
     cells,
 )
+from boundary_audit.record import RunRecord
 from tests.test_metrics_study import RunObject
 
 
@@ -35,7 +35,7 @@ def record(**changes: Any) -> dict[str, Any]:
 def test_mapping_and_object_records_give_the_same_run() -> None:
     from_dict = as_run(record())
     from_object = as_run(RunObject(**record()))
-    assert from_dict == from_object == Run(**record())
+    assert from_dict == from_object == RunRecord(**record())
     assert isinstance(from_object, RunLike)
     assert as_run(from_dict) is from_dict
 

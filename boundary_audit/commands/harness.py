@@ -1,7 +1,7 @@
 """`boundary-audit harness install|list|run|compare`: drive the audited systems' own code.
 
 Thin: parse options into `HarnessOptions`, call the library (`harness.install`,
-`harness.runner.run_harness`), render with `harness.render`, write each `--output` (format by
+`pipelines.harness.run_harness`), render with `report.harness`, write each `--output` (format by
 suffix: .json, .md, anything else plain text) or stdout, and print a one-line summary on stderr.
 """
 
@@ -14,15 +14,14 @@ from pathlib import Path
 from typing import Annotated
 
 import typer
-from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn
 
 from boundary_audit.errors import BoundaryAuditError, ExitCode, ReportError, UsageError
 from boundary_audit.harness import SYSTEMS, select
 from boundary_audit.harness.install import install, installed, venv_dir
-from boundary_audit.harness.suite import CellRun
 from boundary_audit.metrics import format_percent
 from boundary_audit.pipelines.harness import HarnessOptions, Params, run_harness
 from boundary_audit.report.harness.text import render_json, render_markdown, render_text
+from boundary_audit.report.progress import progress_for
 from boundary_audit.results.harness import HarnessReport
 
 RUN, OUTPUT = "Run", "Output"
@@ -132,18 +131,8 @@ def _summary(report: HarnessReport) -> str:
 def _run(options: HarnessOptions, fmt: str, outputs: list[Path]) -> int:
     if fmt not in FORMATS:
         raise UsageError(f"unknown format {fmt!r} (known: {', '.join(FORMATS)})")
-    if sys.stderr.isatty():
-        with Progress(
-            TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), transient=True
-        ) as bar:
-            job = bar.add_task("running replies", total=None)
-
-            def tick(run: CellRun) -> None:
-                bar.update(job, advance=1, description=f"{run.transport} {run.task_id}")
-
-            report = run_harness(options, progress=tick, notice=_say)
-    else:
-        report = run_harness(options, notice=_say)
+    progress = progress_for(description="running replies")
+    report = run_harness(options, progress=progress, notice=_say)
     _write(report, fmt, outputs)
     sys.stderr.write(_summary(report) + "\n")
     return int(ExitCode.OK)

@@ -63,14 +63,6 @@ def _emit(text: str, output: Path | None) -> None:
         raise ReportError(f"{output}: cannot write report: {exc.strerror or exc}") from None
 
 
-def _progress(message: str) -> None:
-    sys.stderr.write(f"boundary-audit: {message}\n")
-
-
-def _quiet(_: str) -> None:
-    """No progress output when stderr is not a terminal (CI logs stay one line)."""
-
-
 def _gate_exit(report: ScanReport, fail_on: list[BoundaryClass], no_exit_codes: bool) -> int:
     tripped = gate(report, fail_on)
     if not tripped:
@@ -271,7 +263,7 @@ def scan(
         min_severity=min_severity,
         jobs=jobs,
     )
-    progress = _progress if sys.stderr.isatty() else _quiet
+    progress = progress_for()  # notes and a bar on a terminal only: CI logs stay one line
     flags = content_flags(options, fmt) + (("--no-probe",) if no_probe else ())
     report = run_static(replace(options, command_flags=flags), progress=progress)
     if not no_probe:

@@ -29,7 +29,7 @@ from pathlib import Path
 from typing import Any
 
 from boundary_audit.errors import ConfigError
-from boundary_audit.harness.suite import CellRun
+from boundary_audit.record import RunRecord
 
 KINDS = ("explanation", "adapter-fix")
 _FILTERS = ("tasks", "against", "reply_sets", "harness_status")
@@ -48,7 +48,7 @@ class Explanation:
     reply_sets: tuple[str, ...] = ()
     harness_status: tuple[str, ...] = ()
 
-    def covers(self, harness: CellRun, against: CellRun) -> bool:
+    def covers(self, harness: RunRecord, against: RunRecord) -> bool:
         """True when every filter of this entry matches the pair."""
         return (
             any(fnmatch.fnmatchcase(harness.task_id, p) for p in self.tasks)
@@ -59,7 +59,7 @@ class Explanation:
 
 
 def explain(
-    entries: Sequence[Explanation], harness: CellRun, against: CellRun
+    entries: Sequence[Explanation], harness: RunRecord, against: RunRecord
 ) -> Explanation | None:
     """The first entry covering the pair, or None."""
     return next((e for e in entries if e.covers(harness, against)), None)

@@ -19,7 +19,7 @@ import json
 import os
 import shutil
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
@@ -30,14 +30,13 @@ from boundary_audit import _subprocess
 from boundary_audit.errors import BoundaryAuditError, HarnessError
 from boundary_audit.harness.pythons import find_python
 from boundary_audit.harness.spec import HarnessSpec
+from boundary_audit.progress import Say
 
 CACHE_ENV = "BOUNDARY_AUDIT_CACHE_DIR"
 STAMP = ".boundary-audit-stamp.json"
 STAMP_SCHEMA = 1
 LOCK_WAIT_S = 1800.0
 PIP_TIMEOUT_S = 1800.0
-
-Progress = Callable[[str], None]
 
 
 def _quiet(_: str) -> None:
@@ -122,7 +121,7 @@ def _locked(spec: HarnessSpec, wait_s: float = LOCK_WAIT_S) -> Iterator[None]:
 
 
 def install(
-    spec: HarnessSpec, *, offline: bool = False, force: bool = False, progress: Progress = _quiet
+    spec: HarnessSpec, *, offline: bool = False, force: bool = False, progress: Say = _quiet
 ) -> Installation:
     """Make sure `spec`'s environment exists and return it (built at most once across processes)."""
     if not force and (done := installed(spec)) is not None:
@@ -138,7 +137,7 @@ def install(
         return _build(spec, progress)
 
 
-def _build(spec: HarnessSpec, progress: Progress) -> Installation:
+def _build(spec: HarnessSpec, progress: Say) -> Installation:
     path = venv_dir(spec)
     start = time.monotonic()
     base = find_python(spec.python, system=spec.name)
@@ -187,7 +186,7 @@ def npm_dir(path: Path) -> Path:
     return path / "npm"
 
 
-def _npm_install(spec: HarnessSpec, path: Path, progress: Progress) -> None:
+def _npm_install(spec: HarnessSpec, path: Path, progress: Say) -> None:
     npm = shutil.which("npm")
     if npm is None:
         raise HarnessError(

@@ -2,7 +2,7 @@
 
 `run_suite` runs every (reply set, task) cell in a fresh sandbox workspace, on `jobs` threads
 (the work is subprocesses): materialize the fixture, carry the reply, validate the exact final
-state, and record a `CellRun` with the validator's verdict, the harness's own status (for a
+state, and record a `RunRecord` with the validator's verdict, the harness's own status (for a
 `harness:*` transport), and a short picture of the final work dir. A cell whose transport or
 sandbox fails is recorded as failed with reason `error: ...` and the run goes on; a harness
 that cannot run at all is caught once, up front, by `preflight`.
@@ -12,13 +12,14 @@ from __future__ import annotations
 
 import os
 import stat
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass
 from pathlib import Path
 
 from boundary_audit.errors import BoundaryAuditError, HarnessError
 from boundary_audit.harness.transport import HarnessTransport
+from boundary_audit.progress import Progress
+from boundary_audit.record import RunRecord
 from boundary_audit.sandbox.interface import ExecResult, Sandbox, Workspace
 from boundary_audit.tasks import Reply, ReplySet, Task, Verdict, materialize, validate, wsfs
 from boundary_audit.tasks.diff import quoted
@@ -28,41 +29,6 @@ PREFLIGHT_WORD = "boundary-audit-preflight"
 """What `HarnessTransport.preflight_reply` prints; the preflight expects it as the observation."""
 STATE_ENTRIES = 12
 """How many work-dir entries a final-state picture lists."""
-
-
-@dataclass(frozen=True)
-class CellRun:
-    """One reply of one task through one transport (satisfies `metrics.records.RunLike`)."""
-
-    task_id: str
-    family: str
-    tier: int
-    core: bool
-    transport: str
-    reply_set: str
-    reply_id: str | None
-    passed: bool
-    reason: str
-    status: str
-    """The harness's own verdict for `harness:*` transports (`executed`, `blocked`, ...), else
-    `ran`, `timeout`, `refused` (the transport rejected the reply) or `error`."""
-    detail: str
-    """What the harness or transport said beyond pass/fail: the status and the driver's notes,
-    or a transport's rejection or note; "" when nothing."""
-    exit_code: int | None
-    timed_out: bool
-    duration_s: float
-    final_state: tuple[str, ...]
-    """The work dir after the run: one `path kind size excerpt` line per entry (capped)."""
-    model: str | None = None
-    contract: str | None = None
-
-
-Progress = Callable[[CellRun], None]
-
-
-def no_progress(_: CellRun) -> None:
-    """The default progress callback."""
 
 
 def final_state(work: Path, limit: int = STATE_ENTRIES, work_fd: int = -1) -> tuple[str, ...]:
@@ -114,7 +80,7 @@ def _carry(
 
 def run_cell(
     task: Task, reply_set: str, reply: Reply, transport: Transport, sandbox: Sandbox
-) -> CellRun:
+) -> RunRecord:
     """Materialize, carry, validate one reply in a fresh workspace; errors become a failed run."""
     try:
         with sandbox.workspace() as ws:
@@ -127,11 +93,12 @@ def run_cell(
     except BoundaryAuditError as exc:
         result, status, detail, state = ExecResult(None, b"", b""), "error", exc.message, ()
         verdict = Verdict(False, f"error: {exc.message}")
-    return CellRun(
+    return RunRecord(
         task_id=task.id,
         family=task.family,
         tier=task.tier,
         core=task.core,
+        tags=tuple(task.tags),
         transport=transport.label,
         reply_set=reply_set,
         reply_id=reply.reply_id,
@@ -166,6 +133,11 @@ def preflight(transport: Transport, sandbox: Sandbox) -> None:
         )
 
 
+def suite_size(tasks: Sequence[Task], reply_sets: Sequence[ReplySet]) -> int:
+    """How many runs `run_suite` makes for `tasks` and `reply_sets` (for a progress total)."""
+    return sum(len(rs.for_task(t.id)) for rs in reply_sets for t in tasks)
+
+
 def run_suite(
     transport: Transport,
     tasks: Sequence[Task],
@@ -173,8 +145,8 @@ def run_suite(
     sandbox: Sandbox,
     *,
     jobs: int = 2,
-    progress: Progress = no_progress,
-) -> list[CellRun]:
+    progress: Progress | None = None,
+) -> list[RunRecord]:
     """Every reply of every set through `transport`; records sorted by (set, task order, id)."""
     preflight(transport, sandbox)
     order: dict[str, int] = {t.id: i for i, t in enumerate(tasks)}
@@ -185,9 +157,10 @@ def run_suite(
         for reply in rs.for_task(task.id)
     ]
 
-    def one(cell: tuple[Task, str, Reply]) -> CellRun:
+    def one(cell: tuple[Task, str, Reply]) -> RunRecord:
         run = run_cell(*cell, transport, sandbox)
-        progress(run)
+        if progress is not None:
+            progress.advance(run)
         return run
 
     with ThreadPoolExecutor(max_workers=max(1, jobs)) as pool:

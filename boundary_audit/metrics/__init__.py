@@ -39,7 +39,6 @@ from boundary_audit.metrics.rates import PassRate, Rate, pass_rate, pass_rates
 from boundary_audit.metrics.records import (
     MetricsInputError,
     Outcomes,
-    Run,
     RunLike,
     TaskResult,
     as_run,
@@ -70,7 +69,6 @@ __all__ = [
     "Outcomes",
     "PassRate",
     "Rate",
-    "Run",
     "RunLike",
     "Scheme",
     "SignTest",

@@ -14,7 +14,8 @@ from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any
 
-from boundary_audit.metrics.records import MetricsInputError, Run, RunLike, as_runs
+from boundary_audit.metrics.records import MetricsInputError, RunLike, as_runs
+from boundary_audit.record import RunRecord
 
 Key = tuple[str, str]
 """(reply set, task id)."""
@@ -50,8 +51,8 @@ class Agreement:
         return Fraction(self.agreeing, self.compared)
 
 
-def _index(runs: list[Run], label: str) -> dict[Key, Run]:
-    indexed: dict[Key, Run] = {}
+def _index(runs: list[RunRecord], label: str) -> dict[Key, RunRecord]:
+    indexed: dict[Key, RunRecord] = {}
     for run in runs:
         key = (run.reply_set, run.task_id)
         if key in indexed:
@@ -63,7 +64,7 @@ def _index(runs: list[Run], label: str) -> dict[Key, Run]:
     return indexed
 
 
-def _check_pair(a: Run, b: Run) -> None:
+def _check_pair(a: RunRecord, b: RunRecord) -> None:
     if a.family != b.family:
         raise MetricsInputError(
             f"task {a.task_id!r} is in family {a.family!r} in one list and {b.family!r} "

@@ -2,9 +2,10 @@
 
 The runner produces one record per (task, reply, transport) run. Metrics accept any object with
 the `RunLike` attributes, or a mapping with the same keys (a record read back from JSON), and
-normalise it into a `Run`. Records are grouped into *cells*: one `Outcomes` per
-(reply set, transport), holding exactly one pass/fail per task. Every later metric is computed
-from `Outcomes`, never from loose records, so a duplicated or missing task is caught once, here.
+normalise it into the run record (`boundary_audit.record.RunRecord`). Records are grouped
+into *cells*: one `Outcomes` per (reply set, transport), holding exactly one pass/fail per
+task. Every later metric is computed from `Outcomes`, never from loose records, so a
+duplicated or missing task is caught once, here.
 """
 
 from __future__ import annotations
@@ -15,6 +16,7 @@ from types import MappingProxyType
 from typing import Any, Protocol, runtime_checkable
 
 from boundary_audit.errors import BoundaryAuditError, ExitCode
+from boundary_audit.record import RunRecord
 
 CONTRACTS = ("raw", "disclosed")
 """Generation contracts a reply set can have been produced under (None: not a model reply)."""
@@ -52,22 +54,6 @@ class RunLike(Protocol):
     def passed(self) -> bool: ...
 
 
-@dataclass(frozen=True)
-class Run:
-    """A validated run record (satisfies `RunLike`)."""
-
-    task_id: str
-    family: str
-    tier: int
-    core: bool
-    transport: str
-    reply_set: str
-    reply_id: str | None
-    contract: str | None
-    model: str | None
-    passed: bool
-
-
 _FIELDS: dict[str, tuple[type, bool]] = {
     "task_id": (str, False),
     "family": (str, False),
@@ -83,10 +69,9 @@ _FIELDS: dict[str, tuple[type, bool]] = {
 """Field name -> (required type, None allowed)."""
 
 
-def as_run(record: RunLike | Mapping[str, Any], *, index: int | None = None) -> Run:
-    """Validate one record (object or mapping) into a `Run`; `index` only labels errors."""
-    if isinstance(record, Run):
-        return record
+def as_run(record: RunLike | Mapping[str, Any], *, index: int | None = None) -> RunRecord:
+    """Validate one record (object or mapping) into a `RunRecord` (a `RunRecord` is validated
+    and returned as it is); `index` only labels errors."""
     where = "run record" if index is None else f"run record {index}"
     values: dict[str, Any] = {}
     for name, (kind, optional) in _FIELDS.items():
@@ -104,7 +89,9 @@ def as_run(record: RunLike | Mapping[str, Any], *, index: int | None = None) -> 
             f"{where}: contract must be one of {', '.join(CONTRACTS)} or null, "
             f"not {values['contract']!r}"
         )
-    return Run(**values)
+    if isinstance(record, RunRecord):
+        return record
+    return RunRecord(**values)
 
 
 def _checked(where: str, name: str, value: Any, kind: type, optional: bool) -> Any:
@@ -120,7 +107,7 @@ def _checked(where: str, name: str, value: Any, kind: type, optional: bool) -> A
     return value
 
 
-def as_runs(records: Iterable[RunLike | Mapping[str, Any]]) -> list[Run]:
+def as_runs(records: Iterable[RunLike | Mapping[str, Any]]) -> list[RunRecord]:
     """Validate every record; the first bad one raises `MetricsInputError` naming its index."""
     return [as_run(record, index=i) for i, record in enumerate(records)]
 

@@ -12,7 +12,6 @@ findings. Offline: nothing leaves the machine.
 from __future__ import annotations
 
 import shutil
-from collections.abc import Callable
 from dataclasses import dataclass, replace
 from pathlib import Path
 
@@ -23,9 +22,9 @@ from boundary_audit.errors import UsageError
 from boundary_audit.finding import Finding
 from boundary_audit.pipelines.matrix import fingerprints, measure, run_matrix
 from boundary_audit.pipelines.measure import BASELINE, attach_evidence, choose_transports
-from boundary_audit.pipelines.runner import Progress
 from boundary_audit.pipelines.scan import StaticOptions, run_static
 from boundary_audit.probes import Fingerprint, load_probes
+from boundary_audit.progress import NoProgress, Progress
 from boundary_audit.results.scan import ScanReport
 from boundary_audit.results.table8 import (
     VERIFIED,
@@ -155,10 +154,10 @@ def run_demo(
     options: DemoOptions,
     *,
     progress: Progress | None = None,
-    note: Callable[[str], None] | None = None,
 ) -> tuple[ScanReport, Table8Report]:
     """Build the specimens repository, scan it, probe it: (scan report, Table-8 report)."""
-    say = note or (lambda _m: None)
+    progress = progress or NoProgress()
+    say = progress.note
     repo = options.output_dir / "specimens"
     sha = build_specimen_repo(repo)
     say(f"specimens repository at {repo} ({sha[:12]})")

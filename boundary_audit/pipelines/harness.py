@@ -9,18 +9,18 @@ progress goes to callbacks.
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from boundary_audit.errors import UsageError
 from boundary_audit.harness import driver_class
 from boundary_audit.harness import explain as explanations_mod
-from boundary_audit.harness.compare import pair
 from boundary_audit.harness.install import install
-from boundary_audit.harness.suite import CellRun, Progress, no_progress, run_suite
+from boundary_audit.harness.suite import run_suite, suite_size
 from boundary_audit.harness.transport import HarnessTransport
-from boundary_audit.results.harness import BASELINE, HarnessReport, build_report
+from boundary_audit.progress import NoProgress, Progress, Say, silent
+from boundary_audit.record import RunRecord
+from boundary_audit.results.harness import BASELINE, HarnessReport, build_report, pair
 from boundary_audit.sandbox import make_sandbox
 from boundary_audit.tasks import load_reply_set, load_tasks
 from boundary_audit.transports import make_transport
@@ -60,8 +60,8 @@ class HarnessOptions:
 def run_harness(
     options: HarnessOptions,
     *,
-    progress: Progress = no_progress,
-    notice: Callable[[str], None] = lambda _: None,
+    progress: Progress | None = None,
+    notice: Say = silent,
 ) -> HarnessReport:
     """Run the suite through `options.system`'s real harness (and what it is compared with)."""
     cls = driver_class(options.system)
@@ -77,16 +77,19 @@ def run_harness(
     )
     sandbox = make_sandbox(options.sandbox)  # announces itself and its notices (CLI)
 
-    def suite(transport: Transport) -> list[CellRun]:
-        return run_suite(
-            transport, tasks, reply_sets, sandbox, jobs=options.jobs, progress=progress
-        )
+    bar = progress or NoProgress()
 
+    def suite(transport: Transport) -> list[RunRecord]:
+        return run_suite(transport, tasks, reply_sets, sandbox, jobs=options.jobs, progress=bar)
+
+    suites = 1 + int(options.baseline) + len(againsts)
+    bar.start(suites * suite_size(tasks, reply_sets))
     try:
         harness_runs = suite(harness)
         baseline_runs = suite(make_transport(BASELINE)) if options.baseline else []
         comparisons = [pair(harness_runs, suite(t), explanations) for t in againsts]
         described = sandbox.describe()
+        bar.finish()
     finally:
         for transport in (harness, *againsts):
             transport.close()

@@ -14,8 +14,9 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from boundary_audit.metrics import cell, damage, round_half_away, to_points
-from boundary_audit.pipelines.runner import Progress, plan_cells, run_cells
+from boundary_audit.pipelines.runner import plan_cells, run_cells
 from boundary_audit.probes import Fingerprint, Probe, fingerprint
+from boundary_audit.progress import Progress
 from boundary_audit.record import RunRecord, SkippedTransport
 from boundary_audit.results.table8 import FamilyDamage, Measure
 from boundary_audit.sandbox.interface import Sandbox

@@ -24,7 +24,8 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 from boundary_audit.finding import Evidence, Finding, Location
-from boundary_audit.pipelines.runner import Progress, plan_cells, run_cells
+from boundary_audit.pipelines.runner import plan_cells, run_cells
+from boundary_audit.progress import NoProgress, Progress
 from boundary_audit.results.scan import ScanReport
 from boundary_audit.sandbox import Limits, make_sandbox
 from boundary_audit.tasks import load_reply_set, load_tasks
@@ -169,7 +170,6 @@ def probe_findings(
     settings: ProbeSettings = ProbeSettings(),
     *,
     progress: Progress | None = None,
-    note: Callable[[str], None] | None = None,
 ) -> ProbeOutcome:
     """Measure every active model-controlled finding's boundary; return them with evidence."""
     chosen = choose_transports(findings, sink_text)
@@ -181,7 +181,7 @@ def probe_findings(
     with make_sandbox(settings.sandbox, Limits(timeout_s=settings.timeout_s)) as sandbox:
         transports = [make_transport(BASELINE), *by_label.values()]
         cells, skipped = plan_cells(tasks, sets, transports, sandbox)
-        (note or (lambda _m: None))(f"probing {len(by_label)} boundaries, {len(cells)} runs")
+        (progress or NoProgress()).note(f"probing {len(by_label)} boundaries, {len(cells)} runs")
         try:
             records = run_cells(cells, sandbox, jobs=settings.jobs, progress=progress)
         finally:

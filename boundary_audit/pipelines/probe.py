@@ -14,7 +14,8 @@ from dataclasses import dataclass
 
 from boundary_audit import __version__
 from boundary_audit.errors import ProbeError
-from boundary_audit.pipelines.runner import Progress, plan_cells, preflight, run_cells
+from boundary_audit.pipelines.runner import plan_cells, preflight, run_cells
+from boundary_audit.progress import Progress
 from boundary_audit.results.probe import ProbeReport, summarize
 from boundary_audit.sandbox import Limits, Sandbox, make_sandbox
 from boundary_audit.tasks import ReplySet, Task, load_reply_set, load_tasks

@@ -15,9 +15,9 @@ import time
 from collections.abc import Callable, Sequence
 from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
 from dataclasses import dataclass
-from typing import Protocol
 
 from boundary_audit.errors import BoundaryAuditError, EnvironmentUnavailable, SandboxError
+from boundary_audit.progress import NoProgress, Progress
 from boundary_audit.record import RunRecord, SkippedTransport
 from boundary_audit.sandbox.interface import ExecResult, Sandbox
 from boundary_audit.tasks import Reply, ReplySet, Task, Verdict, run_task
@@ -26,32 +26,6 @@ from boundary_audit.transports.interface import Transport
 BUILTIN_SETS = ("oracle", "naive")
 
 RunOne = Callable[[Task, str, Transport, Sandbox], tuple[Verdict, ExecResult]]
-
-
-class Progress(Protocol):
-    """What the runner reports while it works (the CLI shows a rich bar; tests record)."""
-
-    def start(self, total: int) -> None:
-        """`total` runs are about to start."""
-
-    def advance(self, record: RunRecord) -> None:
-        """One run finished (called from the runner's thread, in completion order)."""
-
-    def finish(self) -> None:
-        """Every run finished."""
-
-
-class NoProgress:
-    """The default: report nothing."""
-
-    def start(self, total: int) -> None:
-        """Nothing."""
-
-    def advance(self, record: RunRecord) -> None:
-        """Nothing."""
-
-    def finish(self) -> None:
-        """Nothing."""
 
 
 @dataclass(frozen=True)

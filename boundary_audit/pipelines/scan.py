@@ -12,13 +12,14 @@ from __future__ import annotations
 
 import inspect
 import shlex
-from collections.abc import Callable, Collection, Iterable, Sequence
+from collections.abc import Collection, Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
 from boundary_audit import __version__
 from boundary_audit.config import Config, apply_config, discover_config, load_config_file
 from boundary_audit.finding import Finding, Location
+from boundary_audit.progress import NoProgress, Progress
 from boundary_audit.results.baseline import Baseline, apply_baseline, load_baseline
 from boundary_audit.results.scan import CheckInfo, ScanReport, report_order
 from boundary_audit.source import Checkout, open_checkout
@@ -30,12 +31,6 @@ from boundary_audit.taxonomy import BoundaryClass, Confidence, Severity
 DEFAULT_MAX_FILE_BYTES = 2 * 1024 * 1024
 SINK_TEXT_LIMIT = 400
 """Characters of sink source text kept per finding (fingerprints hash the normalized text)."""
-
-Progress = Callable[[str], None]
-
-
-def _no_progress(_: str) -> None:
-    """The default progress callback: says nothing."""
 
 
 @dataclass(frozen=True)
@@ -182,20 +177,21 @@ def pinned_target(checkout: Checkout, target: str) -> str:
     return f"{where}@{checkout.sha}"
 
 
-def run_static(options: StaticOptions, *, progress: Progress = _no_progress) -> ScanReport:
+def run_static(options: StaticOptions, *, progress: Progress | None = None) -> ScanReport:
     """Check out the target, scan it and return the report (raises BoundaryAuditError)."""
-    progress(f"resolving {options.target}")
+    progress = progress or NoProgress()
+    progress.note(f"resolving {options.target}")
     checkout = open_checkout(
         options.target,
         offline=options.offline,
         refresh=options.refresh,
         cache_dir=options.cache_dir,
-        progress=progress,
+        progress=progress.note,
     )
     codes = [c.code for c in check_infos()]
     config = _load_config(options, checkout, codes)
     baseline = load_baseline(options.baseline) if options.baseline else Baseline()
-    progress(f"scanning {checkout.sha}")
+    progress.note(f"scanning {checkout.sha}")
     result = _scan(options, checkout)
     configured = apply_config(result.findings, config, no_ignores=options.no_ignores)
     kept = [f for f in configured if passes_thresholds(f, options)]

@@ -14,7 +14,7 @@ measures land in `Row.harness` of every row of that system, without an agreement
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -24,15 +24,15 @@ from boundary_audit.adapters.anchors import verify_adapter
 from boundary_audit.errors import UsageError
 from boundary_audit.pipelines.harness_column import HarnessColumn, load_harness_column
 from boundary_audit.pipelines.matrix import BASELINE, fingerprints, measure, run_matrix
-from boundary_audit.pipelines.runner import Progress
 from boundary_audit.probes import Fingerprint, Probe, load_probes
+from boundary_audit.progress import NoProgress, Progress, Say
 from boundary_audit.results.table8 import Measure, Row, StaticCheck, Table8Report
 from boundary_audit.sandbox import Limits, Sandbox, make_sandbox
 from boundary_audit.tasks import ReplySet, load_reply_set, load_tasks
 from boundary_audit.transports import make_transport
 from boundary_audit.transports.interface import Transport
 
-Note = Callable[[str], None]
+Note = Say
 
 
 @dataclass(frozen=True)
@@ -137,11 +137,11 @@ def build_table8(
     options: Table8Options,
     *,
     progress: Progress | None = None,
-    note: Note | None = None,
     extra_transports: Sequence[Transport] = (),
 ) -> Table8Report:
     """Measure every boundary path of the chosen systems and assemble the report."""
-    say = note or (lambda _msg: None)
+    progress = progress or NoProgress()
+    say = progress.note
     adapters = load_adapters(options.systems or None, options.adapter_files)
     _check_names(adapters, options)
     tasks = load_tasks(options.select)

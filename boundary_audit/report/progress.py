@@ -1,8 +1,9 @@
-"""The CLI's progress bar: a rich `Progress` on stderr behind the runner's `Progress` protocol.
+"""The CLI's progress bar: a rich bar on stderr behind the `boundary_audit.progress.Progress`
+protocol.
 
-Library code takes any `boundary_audit.pipelines.runner.Progress` and defaults to a no-op; only the
-CLI builds this one, and only when stderr is a terminal (so redirected output and CI logs stay
-clean). `advance` is called from the runner's threads; rich's Progress is thread-safe.
+Library code takes any `Progress` and defaults to a no-op; only the CLI builds this one, and
+only when stderr is a terminal (so redirected output and CI logs stay clean). `advance` is
+called from the runner's threads; rich's Progress is thread-safe.
 """
 
 from __future__ import annotations
@@ -14,7 +15,7 @@ from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, TextColumn, TimeElapsedColumn
 from rich.progress import Progress as RichBar
 
-from boundary_audit.pipelines.runner import NoProgress, Progress
+from boundary_audit.progress import NoProgress, Progress
 from boundary_audit.record import RunRecord
 
 
@@ -22,7 +23,8 @@ class BarProgress:
     """A transient bar: `probing  [#####     ] 12/56  3 failed  0:00:04`."""
 
     def __init__(self, stream: TextIO | None = None, description: str = "probing") -> None:
-        self._console = Console(file=stream or sys.stderr)
+        self._stream = stream or sys.stderr
+        self._console = Console(file=self._stream)
         self._description = description
         self._bar: RichBar | None = None
         self._task: object = None
@@ -49,6 +51,14 @@ class BarProgress:
         self._failed += not record.passed
         self._bar.update(self._task, advance=1, failed=self._failed)  # type: ignore[arg-type]
 
+    def note(self, message: str) -> None:
+        """A message line above the bar (`boundary-audit: MESSAGE`)."""
+        line = f"boundary-audit: {message}"
+        if self._bar is not None:
+            self._bar.console.print(line, markup=False, highlight=False)
+        else:
+            self._stream.write(line + "\n")
+
     def finish(self) -> None:
         """Remove the bar."""
         if self._bar is not None:
@@ -56,9 +66,9 @@ class BarProgress:
             self._bar = None
 
 
-def progress_for(stream: TextIO | None = None) -> Progress:
+def progress_for(stream: TextIO | None = None, description: str = "probing") -> Progress:
     """A bar when `stream` (default stderr) is a terminal, else the no-op."""
     stream = stream or sys.stderr
     if stream.isatty():
-        return BarProgress(stream)
+        return BarProgress(stream, description)
     return NoProgress()

@@ -27,18 +27,18 @@ from __future__ import annotations
 import contextlib
 import re
 import shutil
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Iterator, Mapping
 from pathlib import Path
 from urllib.parse import unquote, urlsplit
 
 from boundary_audit.errors import SourceError
+from boundary_audit.progress import Say
 from boundary_audit.source import _git
 from boundary_audit.source._gitpython import git
 from boundary_audit.source.cache import MirrorSlot, ensure_root, locked
 from boundary_audit.source.shadow import Shadow, discover
 from boundary_audit.source.spec import RepoSpec, redact
 
-Progress = Callable[[str], None]
 _FULL_SHA = re.compile(r"^[0-9a-fA-F]{40}(?:[0-9a-fA-F]{24})?$")
 _HEADS = "+refs/heads/*:refs/heads/*"
 _TAGS = "+refs/tags/*:refs/tags/*"
@@ -62,7 +62,7 @@ def open_mirror(
     refresh: bool,
     cache_dir: Path | None,
     timeout: float,
-    progress: Progress,
+    progress: Say,
 ) -> tuple[Path, str]:
     """(mirror git dir, full sha of the spec's rev), cloning or fetching per the policy above."""
     slot = MirrorSlot.for_url(spec.location, cache_dir)
@@ -125,7 +125,7 @@ def _source(location: str) -> Iterator[tuple[str, bool]]:
 
 
 def _clone(
-    location: str, slot: MirrorSlot, timeout: float, progress: Progress, env: Mapping[str, str]
+    location: str, slot: MirrorSlot, timeout: float, progress: Say, env: Mapping[str, str]
 ) -> None:
     url = redact(location)
     progress(f"cloning {url}")
@@ -162,7 +162,7 @@ def _configure(git_dir: Path, location: str) -> None:
 
 
 def _fetch(
-    git_dir: Path, location: str, timeout: float, progress: Progress, env: Mapping[str, str]
+    git_dir: Path, location: str, timeout: float, progress: Say, env: Mapping[str, str]
 ) -> None:
     url = redact(location)
     progress(f"fetching {url}")
@@ -184,7 +184,7 @@ def _fetch_one(
     location: str,
     rev: str,
     timeout: float,
-    progress: Progress,
+    progress: Say,
     env: Mapping[str, str],
 ) -> None:
     """Ask for one commit or ref by name; failure just leaves the rev unknown."""

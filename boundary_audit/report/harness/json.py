@@ -9,13 +9,19 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from boundary_audit.harness.compare import Comparison, Difference, by_explanation
-from boundary_audit.harness.suite import CellRun
 from boundary_audit.metrics import format_percent, format_points
-from boundary_audit.results.harness import SCHEMA, HarnessReport, Measurement
+from boundary_audit.record import RunRecord
+from boundary_audit.results.harness import (
+    SCHEMA,
+    Comparison,
+    Difference,
+    HarnessReport,
+    Measurement,
+    by_explanation,
+)
 
 
-def _run_json(run: CellRun, timings: bool, state: bool = False) -> dict[str, Any]:
+def _run_json(run: RunRecord, timings: bool, state: bool = False) -> dict[str, Any]:
     doc: dict[str, Any] = {
         "task_id": run.task_id,
         "family": run.family,

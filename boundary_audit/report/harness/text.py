@@ -11,11 +11,10 @@ from __future__ import annotations
 from collections.abc import Sequence
 from fractions import Fraction
 
-from boundary_audit.harness.compare import Comparison, by_explanation
-from boundary_audit.harness.suite import CellRun
 from boundary_audit.metrics import format_percent, format_points
+from boundary_audit.record import RunRecord
 from boundary_audit.report.harness.json import render_json
-from boundary_audit.results.harness import HarnessReport, Measurement
+from boundary_audit.results.harness import Comparison, HarnessReport, Measurement, by_explanation
 
 __all__ = ["render_json", "render_markdown", "render_text"]
 
@@ -42,7 +41,7 @@ def _table(header: Sequence[str], rows: Sequence[Sequence[str]], markdown: bool)
     ]
 
 
-def _outcome(run: CellRun) -> str:
+def _outcome(run: RunRecord) -> str:
     verdict = "PASS" if run.passed else "FAIL"
     reason = "" if run.passed else f": {run.reason}"
     said = f" ({run.detail})" if run.detail and run.detail != run.status else ""

@@ -8,6 +8,10 @@ from __future__ import annotations
 
 from enum import Enum
 
+BASELINE = "raw"
+"""The transport every damage is measured against (`bash -c R`: one parse of the model's own
+string), the name of `transports.raw.RawTransport`; the one definition of it."""
+
 
 class BoundaryClass(str, Enum):
     """Where a reply crosses into a process (DESIGN.md, "Boundary taxonomy")."""

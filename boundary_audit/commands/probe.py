@@ -20,7 +20,6 @@ import typer
 
 from boundary_audit.errors import ExitCode, ReportError
 from boundary_audit.pipelines.probe import (
-    BASELINE,
     DEFAULT_SELECT,
     ProbeOptions,
     execute_probes,
@@ -31,6 +30,7 @@ from boundary_audit.report.probe import ProbeFormat
 from boundary_audit.report.progress import progress_for
 from boundary_audit.results.probe import summary_line
 from boundary_audit.sandbox import Limits, SandboxChoice, make_sandbox
+from boundary_audit.taxonomy import BASELINE
 
 INPUTS, RUN, OUTPUT = "Inputs", "Run", "Output"
 DEFAULT_TIMEOUT = 10.0

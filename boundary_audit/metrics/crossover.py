@@ -29,6 +29,7 @@ from boundary_audit.metrics.records import (
     as_runs,
     cell,
 )
+from boundary_audit.taxonomy import BASELINE
 
 COMPONENTS = ("damage", "compensation", "matched_gap", "interaction")
 """The effects a crossover defines, in the study's column order."""
@@ -127,7 +128,7 @@ def crossover_from_runs(
     raw_replies: str,
     disclosed_replies: str,
     transport: str,
-    baseline_transport: str = "raw",
+    baseline_transport: str = BASELINE,
 ) -> Crossover:
     """The crossover of two named reply sets through `baseline_transport` and `transport`."""
     runs = as_runs(records)
@@ -143,7 +144,7 @@ def crossovers(
     records: Iterable[RunLike | Mapping[str, Any]],
     *,
     transport: str,
-    baseline_transport: str = "raw",
+    baseline_transport: str = BASELINE,
 ) -> dict[str, Crossover]:
     """Model -> its crossover, for every model with a raw and a disclosed reply set.
 

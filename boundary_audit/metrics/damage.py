@@ -22,8 +22,8 @@ from boundary_audit.metrics.families import (
 )
 from boundary_audit.metrics.rates import PassRate, pass_rate
 from boundary_audit.metrics.records import MetricsInputError, Outcomes, RunLike, cell, cells
+from boundary_audit.taxonomy import BASELINE
 
-BASELINE_TRANSPORT = "raw"
 """The transport damage is measured against unless told otherwise."""
 
 
@@ -79,7 +79,7 @@ def damage_from_runs(
     *,
     reply_set: str,
     transport: str,
-    baseline_transport: str = BASELINE_TRANSPORT,
+    baseline_transport: str = BASELINE,
 ) -> Damage:
     """Damage of `transport` on `reply_set`, against `baseline_transport` on the same replies."""
     runs = list(records)
@@ -90,7 +90,7 @@ def damage_from_runs(
 def damages(
     records: Iterable[RunLike | Mapping[str, Any]],
     *,
-    baseline_transport: str = BASELINE_TRANSPORT,
+    baseline_transport: str = BASELINE,
 ) -> list[Damage]:
     """Damage of every non-baseline cell whose reply set also ran on the baseline transport.
 

@@ -21,7 +21,7 @@ from boundary_audit._subprocess import run
 from boundary_audit.errors import UsageError
 from boundary_audit.finding import Finding
 from boundary_audit.pipelines.matrix import fingerprints, measure, run_matrix
-from boundary_audit.pipelines.measure import BASELINE, attach_evidence, choose_transports
+from boundary_audit.pipelines.measure import attach_evidence, choose_transports
 from boundary_audit.pipelines.scan import StaticOptions, run_static
 from boundary_audit.probes import Fingerprint, load_probes
 from boundary_audit.progress import NoProgress, Progress
@@ -37,6 +37,7 @@ from boundary_audit.results.table8 import (
 from boundary_audit.results.texts import CLASS_FIX, CLASS_LAYERS
 from boundary_audit.sandbox import Limits, make_sandbox
 from boundary_audit.tasks import load_reply_set, load_tasks
+from boundary_audit.taxonomy import BASELINE
 from boundary_audit.transports import make_transport
 from boundary_audit.transports.interface import Transport
 

@@ -20,9 +20,10 @@ from boundary_audit.harness.suite import run_suite, suite_size
 from boundary_audit.harness.transport import HarnessTransport
 from boundary_audit.progress import NoProgress, Progress, Say, silent
 from boundary_audit.record import RunRecord
-from boundary_audit.results.harness import BASELINE, HarnessReport, build_report, pair
+from boundary_audit.results.harness import HarnessReport, build_report, pair
 from boundary_audit.sandbox import make_sandbox
 from boundary_audit.tasks import load_reply_set, load_tasks
+from boundary_audit.taxonomy import BASELINE
 from boundary_audit.transports import make_transport
 from boundary_audit.transports.interface import Transport
 

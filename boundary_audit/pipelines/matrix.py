@@ -21,10 +21,9 @@ from boundary_audit.record import RunRecord, SkippedTransport
 from boundary_audit.results.table8 import FamilyDamage, Measure
 from boundary_audit.sandbox.interface import Sandbox
 from boundary_audit.tasks import ReplySet, Task
+from boundary_audit.taxonomy import BASELINE
 from boundary_audit.transports import make_transport
 from boundary_audit.transports.interface import Transport
-
-BASELINE = "raw"
 
 
 @dataclass(frozen=True)

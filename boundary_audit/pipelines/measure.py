@@ -29,11 +29,10 @@ from boundary_audit.progress import NoProgress, Progress
 from boundary_audit.results.scan import ScanReport
 from boundary_audit.sandbox import Limits, make_sandbox
 from boundary_audit.tasks import load_reply_set, load_tasks
-from boundary_audit.taxonomy import BoundaryClass, Confidence
+from boundary_audit.taxonomy import BASELINE, BoundaryClass, Confidence
 from boundary_audit.transports import make_transport
 from boundary_audit.transports.interface import Transport
 
-BASELINE = "raw"
 LOSSLESS = frozenset({BoundaryClass.SHELL_STRING, BoundaryClass.SCRIPT_FILE})
 """Classes whose replay should reproduce raw exactly."""
 

@@ -19,9 +19,9 @@ from boundary_audit.progress import Progress
 from boundary_audit.results.probe import ProbeReport, summarize
 from boundary_audit.sandbox import Limits, Sandbox, make_sandbox
 from boundary_audit.tasks import ReplySet, Task, load_reply_set, load_tasks
+from boundary_audit.taxonomy import BASELINE
 from boundary_audit.transports import TRANSPORTS, make_transport
 
-BASELINE = "raw"
 DEFAULT_SELECT = "core"
 
 

@@ -23,12 +23,13 @@ from boundary_audit.adapters import Adapter, AdapterTransport, load_adapters, pa
 from boundary_audit.adapters.anchors import verify_adapter
 from boundary_audit.errors import UsageError
 from boundary_audit.pipelines.harness_column import HarnessColumn, load_harness_column
-from boundary_audit.pipelines.matrix import BASELINE, fingerprints, measure, run_matrix
+from boundary_audit.pipelines.matrix import fingerprints, measure, run_matrix
 from boundary_audit.probes import Fingerprint, Probe, load_probes
 from boundary_audit.progress import NoProgress, Progress, Say
 from boundary_audit.results.table8 import Measure, Row, StaticCheck, Table8Report
 from boundary_audit.sandbox import Limits, Sandbox, make_sandbox
 from boundary_audit.tasks import ReplySet, load_reply_set, load_tasks
+from boundary_audit.taxonomy import BASELINE
 from boundary_audit.transports import make_transport
 from boundary_audit.transports.interface import Transport
 

@@ -24,9 +24,9 @@ from boundary_audit.harness.spec import HarnessSpec
 from boundary_audit.metrics import Damage, PassRate, cells, damage, pass_rate
 from boundary_audit.metrics.agreement import agreement
 from boundary_audit.record import RunRecord
+from boundary_audit.taxonomy import BASELINE
 
 SCHEMA = "boundary-audit/harness/v1"
-BASELINE = "raw"
 
 
 @dataclass(frozen=True)

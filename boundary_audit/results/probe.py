@@ -18,8 +18,7 @@ from typing import Any
 
 from boundary_audit import metrics
 from boundary_audit.record import RunRecord, SkippedTransport
-
-BASELINE = "raw"
+from boundary_audit.taxonomy import BASELINE
 
 
 @dataclass(frozen=True)

@@ -7,14 +7,14 @@ One shell parse, stdin at /dev/null: Codex's `shell_command` tool (`["bash", "-l
 from __future__ import annotations
 
 from boundary_audit.sandbox.interface import ExecResult, Sandbox, Workspace
-from boundary_audit.taxonomy import BoundaryClass
+from boundary_audit.taxonomy import BASELINE, BoundaryClass
 from boundary_audit.transports.interface import Transport, refusal, rejected
 
 
 class RawTransport(Transport):
     """`[shell, *flags, R]` with stdin at /dev/null (Codex: `bash -lc R`)."""
 
-    name = "raw"
+    name = BASELINE
     boundary_class = BoundaryClass.SHELL_STRING
     defaults = {"shell": "bash", "flags": "-c"}
     param_help = {

@@ -11,11 +11,11 @@ from __future__ import annotations
 
 from boundary_audit import metrics
 from boundary_audit.results.probe import (
-    BASELINE,
     ProbeReport,
     multi_model_sets,
     summary_set,
 )
+from boundary_audit.taxonomy import BASELINE
 
 DASH = "—"
 

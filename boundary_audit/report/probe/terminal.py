@@ -15,7 +15,8 @@ from rich.text import Text
 
 from boundary_audit import metrics
 from boundary_audit.report.console import isolated_console
-from boundary_audit.results.probe import BASELINE, ProbeReport
+from boundary_audit.results.probe import ProbeReport
+from boundary_audit.taxonomy import BASELINE
 
 DASH = "—"
 

@@ -26,7 +26,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from boundary_audit.pipelines.scan import StaticOptions, run_static  # noqa: E402
 from boundary_audit.report.scan import ScanFormat, renderer_for  # noqa: E402
 from boundary_audit.source import open_checkout  # noqa: E402
-from boundary_audit.static.scan import ScanOptions, scan_files  # noqa: E402
+from boundary_audit.static.engine import ScanOptions, scan_files  # noqa: E402
 from tests.support.gitrepos import make_repo  # noqa: E402
 
 TEMPLATES = (

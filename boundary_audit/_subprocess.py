@@ -17,34 +17,24 @@ import time
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
+from boundary_audit import supervisor
+from boundary_audit._spawn import SPAWN_LOCK, popen, write_executable
 from boundary_audit.errors import BoundaryAuditError, EnvironmentUnavailable
 
 DEFAULT_OUTPUT_CAP = 16 * 1024 * 1024
+BASE_PATH = "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"
+"""The PATH of every sandboxed run and of the host programs boundary-audit looks up."""
 
-SPAWN_LOCK = threading.Lock()
-"""Held while a child is started (until it has exec'd) and while a file it may run is written.
-
-A child forked while another thread holds a file open for writing inherits that descriptor
-until its own exec closes it (O_CLOEXEC); running that file in the meantime fails with ETXTBSY
-("Text file busy"). The parallel runner writes each run's helper programs while other runs
-start their sandboxes, so the two must not overlap. `Popen` returns only after the child's
-exec, so holding the lock around it closes the window.
-"""
-
-
-def popen(argv: Sequence[str], **kwargs: Any) -> subprocess.Popen[bytes]:
-    """`subprocess.Popen` under SPAWN_LOCK: every child boundary-audit starts goes through here."""
-    with SPAWN_LOCK:
-        return subprocess.Popen(list(argv), **kwargs)
-
-
-def write_executable(path: Path, data: bytes, mode: int = 0o755) -> None:
-    """Write a file that some child may execute (see SPAWN_LOCK)."""
-    with SPAWN_LOCK:
-        path.write_bytes(data)
-        os.chmod(path, mode)
+__all__ = [
+    "BASE_PATH",
+    "SPAWN_LOCK",
+    "ProcessResult",
+    "kill_group",
+    "popen",
+    "run",
+    "write_executable",
+]
 
 
 @dataclass(frozen=True)
@@ -126,8 +116,6 @@ def run(
         raise EnvironmentUnavailable(f"{label}: program not found: {argv[0]}") from exc
     except PermissionError as exc:
         raise EnvironmentUnavailable(f"{label}: cannot execute {argv[0]}: {exc.strerror}") from exc
-    from boundary_audit import supervisor
-
     book = supervisor.ledger()
     token = book.register("process", pid=proc.pid, start=supervisor.start_time(proc.pid))
     out, err = bytearray(), bytearray()

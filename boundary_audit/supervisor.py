@@ -9,9 +9,8 @@ processes, git children of a clone. So each of them is *registered* in the proce
   `finally` runs first) the process reaps what is still registered and deletes its ledger;
 - after `kill -9` a *guardian* does it: a small process started with the first registration,
   in its own session (Ctrl-C does not reach it), that blocks on a pipe from its owner and
-  reaps the owner's ledger when that pipe closes, i.e. when the owner is gone however it died,
-  then what is found by name rather than registered (`reap_stale`: run cgroups named after
-  their owner, processes of sandbox uids whose lease nobody holds);
+  reaps the owner's ledger when that pipe closes, i.e. when the owner is gone however it died
+  (and any other dead owner's, `reap_stale`);
 - if the guardian died too (`kill -9` of both), the next boundary-audit that registers
   anything reaps every ledger whose owner is no longer running (`reap_stale`).
 
@@ -49,7 +48,7 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
-from boundary_audit._subprocess import popen
+from boundary_audit._spawn import popen
 
 ENV_STATE = "BOUNDARY_AUDIT_STATE_DIR"
 MNT_DETACH = 2
@@ -171,9 +170,50 @@ def _reap_cgroup(rec: dict[str, Any]) -> None:
             time.sleep(0.01)
 
 
-def _reap_uid(rec: dict[str, Any]) -> None:
-    from boundary_audit.sandbox.identity import kill_uid
+def uid_pids(uid: int) -> list[int]:
+    """Pids whose real uid is `uid` (from /proc/PID/status), zombies included."""
+    found = []
+    for name in os.listdir("/proc"):
+        if not name.isdigit():
+            continue
+        try:
+            status = Path("/proc", name, "status").read_text()
+        except OSError:
+            continue
+        for line in status.splitlines():
+            if line.startswith("Uid:"):
+                if int(line.split()[1]) == uid:
+                    found.append(int(name))
+                break
+    return found
 
+
+def _alive_state(pid: int) -> bool:
+    try:
+        raw = Path(f"/proc/{pid}/stat").read_bytes()
+    except OSError:
+        return False
+    return raw.rpartition(b")")[2].split()[0] not in (b"Z", b"X")
+
+
+def kill_uid(uid: int, rounds: int = 50) -> int:
+    """SIGKILL every process running as `uid` until none is left; how many were found.
+    Never for root or this process's own uid."""
+    if uid == 0 or uid == os.geteuid():
+        return 0
+    seen: set[int] = set()
+    for _ in range(rounds):
+        alive = [p for p in uid_pids(uid) if _alive_state(p)]
+        if not alive:
+            break
+        seen.update(alive)
+        for pid in alive:
+            with contextlib.suppress(ProcessLookupError, PermissionError):
+                os.kill(pid, signal.SIGKILL)
+    return len(seen)
+
+
+def _reap_uid(rec: dict[str, Any]) -> None:
     kill_uid(int(rec["uid"]))
 
 
@@ -276,10 +316,6 @@ def reap_stale() -> int:
             continue
         reap_ledger(path)
         count += 1
-    from boundary_audit.sandbox import _cgroup, identity
-
-    _cgroup.reap_stale()
-    identity.release_stale()
     return count
 
 
@@ -516,7 +552,6 @@ def _guard(ledger_path: Path) -> int:
             break
     if ledger_path.exists():
         reap_ledger(ledger_path)
-    # What is found by name, not registered: the owner's run cgroups and its sandbox uids.
     reap_stale()
     log = ledger_path.with_suffix(".log")
     with contextlib.suppress(OSError):

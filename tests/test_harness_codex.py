@@ -22,20 +22,20 @@ import pytest
 
 from boundary_audit.harness import DriverOutcome, make_harness_transport
 from boundary_audit.harness.install import Installation
-from boundary_audit.harness.transport import scripts_dir
+from boundary_audit.harness.transport import inside_dir
 from boundary_audit.sandbox import Sandbox
 
 
 def _load(name: str) -> ModuleType:
-    sys.path.insert(0, str(scripts_dir()))  # drive_codex imports mock_responses by name
+    sys.path.insert(0, str(inside_dir()))  # drive_codex imports mock_responses by name
     try:
-        spec = importlib.util.spec_from_file_location(name, scripts_dir() / f"{name}.py")
+        spec = importlib.util.spec_from_file_location(name, inside_dir() / f"{name}.py")
         assert spec is not None and spec.loader is not None
         module = importlib.util.module_from_spec(spec)
         spec.loader.exec_module(module)
         return module
     finally:
-        sys.path.remove(str(scripts_dir()))
+        sys.path.remove(str(inside_dir()))
 
 
 mock_responses = _load("mock_responses")

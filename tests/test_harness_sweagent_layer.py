@@ -12,12 +12,12 @@ from types import ModuleType
 
 import pytest
 
-from boundary_audit.harness.transport import scripts_dir
+from boundary_audit.harness.transport import inside_dir
 
 
 def _load() -> ModuleType:
     spec = importlib.util.spec_from_file_location(
-        "sweagent_layer", scripts_dir() / "sweagent_layer.py"
+        "sweagent_layer", inside_dir() / "sweagent_layer.py"
     )
     assert spec is not None and spec.loader is not None
     module = importlib.util.module_from_spec(spec)

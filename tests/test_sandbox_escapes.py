@@ -320,7 +320,7 @@ def test_nothing_survives_the_tool(
     def clean() -> bool:
         alive = [r for r in processes if supervisor.alive(int(r["pid"]), r.get("start"))]  # type: ignore[arg-type]
         kept = [r for r in mounts if Path(str(r["path"])).exists()]
-        running = [u for u in uids if identity.uid_pids(u)]
+        running = [u for u in uids if supervisor.uid_pids(u)]
         cgroups = [
             p
             for c in ("pids", "memory", "cpu")

@@ -17,7 +17,7 @@ import pytest
 
 from boundary_audit.finding import Finding
 from boundary_audit.static.checks import BY_CODE
-from boundary_audit.static.scan import ScanOptions, scan_path
+from boundary_audit.static.engine import ScanOptions, scan_path
 
 FIXTURES = Path(__file__).parent / "fixtures" / "checks"
 FOLDERS = sorted(p.name for p in FIXTURES.iterdir() if p.is_dir())

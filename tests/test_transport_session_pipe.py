@@ -14,7 +14,7 @@ import pytest
 from boundary_audit.sandbox import Limits, Sandbox, make_sandbox
 from boundary_audit.sandbox.interface import ExecResult
 from boundary_audit.transports import make_transport
-from boundary_audit.transports.drivers._driverlib import STALLED
+from boundary_audit.transports.inside._driverlib import STALLED
 from boundary_audit.transports.interface import note
 
 pytestmark = pytest.mark.bwrap

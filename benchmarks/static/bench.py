@@ -35,8 +35,8 @@ sys.path.insert(0, str(HERE))
 from synth import generate  # noqa: E402
 
 from boundary_audit._subprocess import run  # noqa: E402
+from boundary_audit.static.engine import ScanOptions, scan_path  # noqa: E402
 from boundary_audit.static.parsing import detect_language, parser  # noqa: E402
-from boundary_audit.static.scan import ScanOptions, scan_path  # noqa: E402
 
 
 def source_files(tree: Path) -> list[tuple[str, bytes]]:

@@ -33,7 +33,7 @@ from boundary_audit.results.table8 import (
     StaticCheck,
 )
 from boundary_audit.source import open_checkout
-from boundary_audit.static.scan import ScanOptions, scan_files
+from boundary_audit.static.engine import ScanOptions, scan_files
 
 
 @dataclass(frozen=True)

@@ -66,7 +66,7 @@ class HarnessSpec:
     """File name under `boundary_audit/harness/locks/` with every package pinned exactly."""
     python: PythonRange
     script: str
-    """File name under `boundary_audit/harness/scripts/` (stdlib + the harness package only)."""
+    """File name under `boundary_audit/harness/inside/` (stdlib + the harness package only)."""
     imports: tuple[str, ...]
     """Modules the driver imports; the installer checks they import before stamping."""
     boundary_class: BoundaryClass

@@ -3,7 +3,7 @@
 `HarnessTransport.drive` runs `[<venv>/bin/python, -I, -B, driver_main.py, SYSTEM, PARAMS]`
 through `sandbox.run(ws, argv, stdin=R)`: cwd is the task's work dir, the environment is the
 sandbox's scrubbed one, and the sandbox's timeout and teardown kill whatever the harness or the
-reply left behind. The driver answers with one JSON document (see scripts/driver_main.py),
+reply left behind. The driver answers with one JSON document (see inside/driver_main.py),
 parsed here into a `DriverOutcome`; `execute` turns that into the `ExecResult` every transport
 returns, with the harness's *observation* (what the model would be shown) as stdout.
 """
@@ -71,9 +71,10 @@ class DriverOutcome:
         )
 
 
-def scripts_dir() -> Path:
-    """The folder of standalone driver scripts, as a real path the sandbox can see."""
-    folder = resources.files("boundary_audit.harness").joinpath("scripts")
+def inside_dir() -> Path:
+    """The folder of the sandbox-side driver scripts (`harness/inside/`), as a real path the
+    sandbox can see."""
+    folder = resources.files("boundary_audit.harness").joinpath("inside")
     if not isinstance(folder, Path):
         raise HarnessError("the harness driver scripts are not on a file system (zip install?)")
     return folder
@@ -190,7 +191,7 @@ class HarnessTransport(Transport):
         found = require(self.spec)
         sandbox.expose(self.exposed_paths())
         sandbox.grant(self.granted_sockets())
-        script = scripts_dir() / "driver_main.py"
+        script = inside_dir() / "driver_main.py"
         params = json.dumps(self.driver_params(ws), sort_keys=True)
         argv = [str(found.python), "-I", "-B", str(script), self.spec.name, params]
         try:

@@ -25,7 +25,7 @@ from boundary_audit.results.scan import CheckInfo, ScanReport, report_order
 from boundary_audit.source import Checkout, open_checkout
 from boundary_audit.source.spec import redact
 from boundary_audit.static.checks import CHECKS
-from boundary_audit.static.scan import ScanOptions, ScanResult, scan_files
+from boundary_audit.static.engine import ScanOptions, ScanResult, scan_files
 from boundary_audit.taxonomy import BoundaryClass, Confidence, Severity
 
 DEFAULT_MAX_FILE_BYTES = 2 * 1024 * 1024

@@ -15,8 +15,9 @@ system is read-only inside the sandbox), and its controllers bind the sum:
 Both hierarchies are supported, found in /proc/self/mountinfo: cgroup v2 (one directory, the
 controllers enabled for children through `cgroup.subtree_control`) and v1 (one directory per
 controller mount, as on hybrid systems). Run cgroups are `<mount>/boundary-audit/<pid>.<n>`,
-named after the process that owns them, so `reap_stale` can remove those a killed
-boundary-audit left behind. Where a controller is missing or not writable the run goes on
+named after the process that owns them, and registered with the supervisor, whose guardian
+removes those a killed boundary-audit left behind; `reap_stale` finds them by name too (once
+per process, before the first run). Where a controller is missing or not writable the run goes on
 without it and `missing()` names it for the backend's notices.
 """
 
@@ -29,6 +30,7 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
+from boundary_audit import supervisor
 from boundary_audit.sandbox import _procfs
 
 PARENT = "boundary-audit"
@@ -126,6 +128,8 @@ class RunCgroup:
     _seq = itertools.count()
 
     def __init__(self, hier: Hierarchy, dirs: dict[str, Path]) -> None:
+        self._tokens: list[int] = []
+        """Supervisor registrations: a killed boundary-audit's guardian removes the cgroup."""
         self.hierarchy = hier
         self.dirs = dirs
         """controller -> this run's directory (v2: one directory for all)."""
@@ -136,7 +140,10 @@ class RunCgroup:
         hier = hierarchy()
         if hier is None:
             return None
-        name = f"{os.getpid()}.{next(cls._seq)}"
+        seq = next(cls._seq)
+        if seq == 0:
+            reap_stale()
+        name = f"{os.getpid()}.{seq}"
         made: dict[str, Path] = {}
         try:
             for controller, parent in hier.parents.items():
@@ -150,6 +157,8 @@ class RunCgroup:
             for path in set(made.values()):
                 _rmdir(path)
             return None
+        book = supervisor.ledger()
+        group._tokens = [book.register("cgroup", path=str(p)) for p in sorted(set(made.values()))]
         return group
 
     def _limit(self, max_procs: int, memory_bytes: int, cpus: float) -> None:
@@ -228,6 +237,10 @@ class RunCgroup:
                     break
                 self.kill_all(deadline)
                 time.sleep(0.005)
+        if done:
+            for token in self._tokens:
+                supervisor.ledger().release(token)
+            self._tokens = []
         return done
 
 

@@ -29,8 +29,10 @@ import threading
 from dataclasses import dataclass
 from pathlib import Path
 
+from boundary_audit import supervisor
 from boundary_audit.errors import SandboxError, UsageError
 from boundary_audit.sandbox import _procfs
+from boundary_audit.supervisor import kill_uid
 
 BASE_UID = 1_650_000_000
 COUNT = 4096
@@ -67,8 +69,6 @@ def uid_range() -> range:
 
 def state_dir() -> Path:
     """Where leases and the supervisor's ledger live (created 0700)."""
-    from boundary_audit import supervisor
-
     return supervisor.state_dir()
 
 
@@ -78,9 +78,14 @@ class _Pool:
     def __init__(self) -> None:
         self._lock = threading.Lock()
         self._held: dict[int, int] = {}
+        self._tokens: dict[int, int] = {}
+        self._swept = False
         self._next = 0
 
     def acquire(self) -> Identity:
+        if not self._swept:  # once per process: what a killed boundary-audit left running
+            self._swept = True
+            release_stale()
         uids = uid_range()
         leases = state_dir() / "uids"
         leases.mkdir(mode=0o700, parents=True, exist_ok=True)
@@ -97,6 +102,7 @@ class _Pool:
                     continue
                 self._held[uid] = fd
                 self._next = (self._next + step + 1) % len(uids)
+                self._tokens[uid] = supervisor.ledger().register("uid", uid=uid)
                 break
             else:
                 raise SandboxError(
@@ -110,8 +116,11 @@ class _Pool:
         kill_uid(ident.uid)
         with self._lock:
             fd = self._held.pop(ident.uid, None)
+            token = self._tokens.pop(ident.uid, None)
         if fd is not None:
             os.close(fd)
+        if token is not None:
+            supervisor.ledger().release(token)
 
     def held(self) -> frozenset[int]:
         with self._lock:
@@ -159,36 +168,6 @@ def drop_prefix(ident: Identity, groups: tuple[int, ...] = ()) -> list[str]:
         "--inh-caps=-all",
         "--",
     ]
-
-
-def uid_pids(uid: int) -> list[int]:
-    """Pids whose real uid is `uid` (from /proc/PID/status)."""
-    found = []
-    for pid in _procfs.all_pids():
-        try:
-            status = (_procfs.PROC / str(pid) / "status").read_text()
-        except OSError:
-            continue
-        for line in status.splitlines():
-            if line.startswith("Uid:"):
-                if int(line.split()[1]) == uid:
-                    found.append(pid)
-                break
-    return found
-
-
-def kill_uid(uid: int, rounds: int = 50) -> int:
-    """SIGKILL every process running as `uid` until none is left; how many were found."""
-    if uid == 0 or uid == os.geteuid():
-        return 0
-    seen: set[int] = set()
-    for _ in range(rounds):
-        alive = [p.pid for p in _procfs.live(uid_pids(uid))]
-        if not alive:
-            break
-        seen.update(alive)
-        _procfs.sigkill(alive)
-    return len(seen)
 
 
 def release_stale() -> int:

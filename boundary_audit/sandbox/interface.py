@@ -16,6 +16,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import ClassVar
 
+from boundary_audit._subprocess import BASE_PATH
+
 
 @dataclass(frozen=True)
 class Limits:
@@ -94,9 +96,6 @@ class ExecResult:
     limits_hit: tuple[str, ...] = ()
     """The run-wide limits the reply ran into (`"memory"`: the cgroup OOM-killed in the run):
     the reply's own failure, reported in its reason."""
-
-
-BASE_PATH = "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"
 
 
 class Sandbox(ABC):

@@ -6,14 +6,15 @@ kernel also refuses an unprivileged nested user namespace there). So one sshd pe
 on the host, with keys generated for the process, unprivileged in a user namespace of its own
 (`unprivileged`), and its one job is to hand each remote command back to the sandbox:
 
-- `ForceCommand` runs `drivers/ssh_forced.py`, which takes the client's command string from
+- `ForceCommand` runs `sshd_forced.py` (shipped beside this module, found through the
+  package's data API), which takes the client's command string from
   `SSH_ORIGINAL_COMMAND` (set by sshd; never parsed on the host) and the run's token from
   `BA_SSH_TOKEN` (sent by the client, `AcceptEnv`), and asks this process over a unix control
   socket to run `[$SHELL, "-c", command]` through `sandbox.run` in that run's workspace. The
   remote side is a second confined run over the same files, as a remote host would be, and R
   is parsed there exactly once, like `bash -c R` under any sshd.
 - The client runs inside the sandbox, where the host's loopback is out of reach (bwrap has its
-  own network namespace); its `ProxyCommand` (`drivers/unix_relay.py`) carries the SSH stream
+  own network namespace); its `ProxyCommand` (`inside/unix_relay.py`) carries the SSH stream
   over a unix socket in the workspace, which `transports/_relay.py` forwards to the sshd's
   TCP port.
 
@@ -36,17 +37,19 @@ import threading
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
+from importlib import resources
 from pathlib import Path
 from typing import Any
 
 from boundary_audit import _subprocess, supervisor
+from boundary_audit._subprocess import BASE_PATH
 from boundary_audit.errors import EnvironmentUnavailable
-from boundary_audit.sandbox.interface import BASE_PATH
 from boundary_audit.services import DaemonProcess
 
 PROGRAMS = ("sshd", "ssh", "ssh-keygen", "unshare", "mount")
 LOGIN_UID = 1000
-FORCED = Path(__file__).resolve().parent.parent / "transports" / "drivers" / "ssh_forced.py"
+FORCED = Path(str(resources.files("boundary_audit.services") / "sshd_forced.py"))
+"""The forced command: a stand-alone script (stdlib only) that sshd runs on the host."""
 
 
 @dataclass(frozen=True)

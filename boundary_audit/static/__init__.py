@@ -8,7 +8,7 @@ queries in `static/queries/<dialect>/`, the dataflow engine in `dataflow.py`.
 
 from __future__ import annotations
 
-from boundary_audit.static.scan import (
+from boundary_audit.static.engine import (
     ScanOptions,
     ScanResult,
     SourceFileLike,

@@ -1,7 +1,7 @@
 """Host side of the in-sandbox drivers: build the argv, send the request, read the answer.
 
 A driver runs through `sandbox.run` like any reply, so it is confined and killed with the
-sandbox. It reports as it goes (see drivers/_driverlib.py): small events on its stdout, each
+sandbox. It reports as it goes (see inside/_driverlib.py): small events on its stdout, each
 reply's output in a payload file in the workspace's obs dir, capped at the sandbox's
 `output_bytes` per stream, read back here through the obs directory descriptor (never
 following a link) and removed. This module turns that into one `TransportResult` per reply.
@@ -35,7 +35,7 @@ from boundary_audit.errors import TransportError
 from boundary_audit.sandbox.interface import ExecResult, Sandbox, Workspace
 from boundary_audit.transports.interface import TransportResult, not_run
 
-DRIVER_DIR = Path(__file__).resolve().with_name("drivers")
+DRIVER_DIR = Path(__file__).resolve().with_name("inside")
 """Where the driver scripts live (our own code, read-only inside every host-program sandbox)."""
 
 SETUP_ALLOWANCE_S = 5.0
@@ -46,7 +46,7 @@ GONE = "not run: the session is gone"
 
 
 def driver_argv(driver: str) -> list[str]:
-    """`[python, -E -s -S, drivers/<driver>.py]`: no site, no PYTHON* variables, no cwd on path."""
+    """`[python, -E -s -S, inside/<driver>.py]`: no site, no PYTHON* variables, no cwd on path."""
     return [sys.executable, "-E", "-s", "-S", str(DRIVER_DIR / f"{driver}.py")]
 
 

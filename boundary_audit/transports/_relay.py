@@ -1,7 +1,7 @@
 """The host half of the ssh client's way out of the sandbox: a unix socket relayed to sshd.
 
 The sandbox has its own network namespace, so the in-sandbox ssh client cannot reach the
-host's 127.0.0.1. Its `ProxyCommand` (`drivers/unix_relay.py`) connects to a unix socket in
+host's 127.0.0.1. Its `ProxyCommand` (`inside/unix_relay.py`) connects to a unix socket in
 the run's workspace instead; `UnixRelay` listens there and pumps each connection to the
 sshd's TCP port, one thread per direction.
 """

@@ -5,7 +5,7 @@ A transport is built from its name and parameters (e.g. `tmux-literal` with `wid
 fixture and validating the final state are the runner's job, not the transport's.
 
 Every transport runs R through `sandbox.run(ws, argv, stdin=...)`: either a plain argv
-(`bash -c R`), or an in-sandbox driver program (`drivers/`) that starts the live machinery (a
+(`bash -c R`), or an in-sandbox driver program (`inside/`) that starts the live machinery (a
 pty session, a tmux server, an sshd) inside the sandbox, so the sandbox's pid namespace and
 timeout confine everything R starts. The one exception is `docker`, whose container is itself
 the confinement.

@@ -1,6 +1,6 @@
 """`session`: a persistent interactive bash on a pty with a PS1 end marker (SWE-agent/SWE-ReX).
 
-The in-sandbox driver `drivers/pty_session.py` spawns `/usr/bin/env bash` on a pty with
+The in-sandbox driver `inside/pty_session.py` spawns `/usr/bin/env bash` on a pty with
 `PS1=SHELLPS1PREFIX PS2= PS0=` in its environment and the tty's ECHO off (pexpect's
 `echo=False`), types `export PS1='SHELLPS1PREFIX' ; export PS2='' ; export PS0=''`, then for
 each reply writes `R + "\\n"`, waits for the marker, writes `"\\necho EXITCODESTART$?EXITCODEEND"`

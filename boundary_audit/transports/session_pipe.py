@@ -6,7 +6,7 @@ LangChain's `ShellToolMiddleware` (langchain 1.5.2, `ShellSession.execute`): one
 a stdout line that *starts with* the marker, read line by line. No tty, no readline, no
 history expansion. The boundary's own hazards follow: output without a trailing newline glues
 the marker to it (the session then times out), a command that reads stdin swallows the
-marker line, and `exit` ends the session. The in-sandbox half is `drivers/pipe_session.py`.
+marker line, and `exit` ends the session. The in-sandbox half is `inside/pipe_session.py`.
 
 `env` reproduces the middleware's environment handling: None inherits the sandbox's
 scrubbed environment; a mapping *replaces* it (LangChain's default resources pass `{}`, an

@@ -6,7 +6,7 @@ remaining arguments with spaces and sends the string, and sshd runs the user's s
 `-c` and that string (the second parse). So `ssh` should reproduce `nested` task by task.
 
 Faithful and confined: the local half (the shell that parses the command line, and the real
-`ssh` client) runs inside the sandbox through the driver `drivers/ssh_client.py`; the server
+`ssh` client) runs inside the sandbox through the driver `inside/ssh_client.py`; the server
 is a real OpenSSH sshd on the host's 127.0.0.1 (`services/sshd.py`, one per process, keys
 generated for the process), reached through a unix-socket relay in the workspace because the
 sandbox has no route to the host's loopback; and every remote command comes back, unparsed,
@@ -14,7 +14,7 @@ to `sandbox.run(ws, [$SHELL, "-c", command])`: a second confined run over the sa
 and environment, which is what a remote host is. (An sshd inside the sandbox cannot work:
 its privilege separation needs capabilities that bwrap drops; see services/sshd.py.)
 Connection multiplexing (ControlMaster/ControlPersist, with the in-sandbox driver
-`drivers/ssh_client.py` to run and then stop the master) lets the replies of one
+`inside/ssh_client.py` to run and then stop the master) lets the replies of one
 `execute_sequence` share one SSH connection; a single reply runs the client line directly.
 
 `quoting` selects the client side: `double` (the study: `bash -c 'ssh localhost "R"'`),

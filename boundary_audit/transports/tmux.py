@@ -1,6 +1,6 @@
 """`tmux-keys` / `tmux-literal`: replies typed into an interactive bash by a real tmux server.
 
-The in-sandbox driver `drivers/tmux_keys.py` starts a tmux server on a private socket in the
+The in-sandbox driver `inside/tmux_keys.py` starts a tmux server on a private socket in the
 sandbox's tmp dir (`tmux -S`), a detached session whose pane runs an interactive bash, and
 types each reply with `send-keys`, the way Terminal-Bench's `TmuxSession` (terminal-bench
 0.2.18) does: keys `[R, "Enter"]` become `[R, "; tmux wait -S done", "Enter"]` and the driver

@@ -1,7 +1,7 @@
 """The real-harness drivers, one module per audited system; DRIVERS lists them in report order.
 
 Add a system by writing `drivers/<system>.py` (a `HarnessSpec` and a `HarnessTransport`
-subclass), its lock under `locks/` and its script under `scripts/`, and one line here.
+subclass), its lock under `locks/` and its script under `inside/`, and one line here.
 """
 
 from __future__ import annotations

@@ -1,6 +1,6 @@
 """AutoGen: autogen-agentchat 0.7.5 fence extraction + autogen-ext 0.7.5 command-line executors.
 
-The in-sandbox script (`scripts/drive_autogen.py`) wraps R in one ```` ```sh ```` fence (as a
+The in-sandbox script (`inside/drive_autogen.py`) wraps R in one ```` ```sh ```` fence (as a
 model writes it; `fence=verbatim` takes R as the whole model message instead), extracts the
 blocks with `CodeExecutorAgent._extract_markdown_code_blocks`, and runs them through
 `CodeExecutorAgent.execute_code_block` on the chosen executor:

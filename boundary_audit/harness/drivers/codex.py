@@ -1,7 +1,7 @@
 """Codex: the @openai/codex 0.171.0 CLI binary, one `codex exec` turn against a mock model.
 
-The in-sandbox script (`scripts/drive_codex.py`) starts a mock Responses API on 127.0.0.1
-(`scripts/mock_responses.py`) inside the sandbox's own network namespace, points Codex's
+The in-sandbox script (`inside/drive_codex.py`) starts a mock Responses API on 127.0.0.1
+(`inside/mock_responses.py`) inside the sandbox's own network namespace, points Codex's
 provider at it, and runs `codex exec` (the npm launcher `bin/codex.js` under the machine's
 node, which execs the native binary) in the work dir. The mock answers the turn with one call
 of the shell tool Codex offers (0.171.0 offers `exec_command` for catalog models such as

@@ -1,6 +1,6 @@
 """LangChain: langchain 1.5.2 `ShellToolMiddleware` with the default `HostExecutionPolicy`.
 
-The in-sandbox script (`scripts/drive_langchain.py`) builds the middleware with
+The in-sandbox script (`inside/drive_langchain.py`) builds the middleware with
 `workspace_root` = the work dir, validates `{"command": R}` with the tool's argument schema and
 calls `_run_shell_tool`, the body of the registered `shell` tool: R plus a newline is written to
 the stdin pipe of a persistent non-interactive `/bin/bash`, followed by

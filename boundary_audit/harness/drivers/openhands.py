@@ -1,6 +1,6 @@
 """OpenHands: openhands-tools 1.58.2's `terminal` tool (tmux backend), driven inside the sandbox.
 
-The in-sandbox script (`scripts/drive_openhands.py`) runs R as one `TerminalAction(command=R)`
+The in-sandbox script (`inside/drive_openhands.py`) runs R as one `TerminalAction(command=R)`
 through the tool's executor (`mode=executor`, the default: the literal-argument check, then a
 pane of its tmux pane pool) or through a bare `create_terminal_session(terminal_type="tmux")`
 (`mode=session`). Either way the released `TerminalSession.execute` strips R, refuses more than

@@ -1,6 +1,6 @@
 """SWE-agent: swe-rex 1.4.0's `LocalRuntime` bash session behind SWE-agent 3ea751c's action layer.
 
-The in-sandbox script (`scripts/drive_swe_agent.py`) strips R, applies the blocklist, intercepts
+The in-sandbox script (`inside/drive_swe_agent.py`) strips R, applies the blocklist, intercepts
 an exact `exit`, applies `guard_multiline_input`, and sends the result as
 `BashAction(command=..., timeout=30, check="silent")` into a fresh swe-rex session: a pexpect
 pty running an interactive bash with PS1 `SHELLPS1PREFIX`, after swe-rex's `bash -n` syntax

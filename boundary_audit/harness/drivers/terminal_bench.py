@@ -1,6 +1,6 @@
 """Terminal-Bench: terminal-bench 0.2.18's `TmuxSession` with a local stand-in container.
 
-The in-sandbox script (`scripts/drive_terminal_bench.py`) builds the released `TmuxSession`
+The in-sandbox script (`inside/drive_terminal_bench.py`) builds the released `TmuxSession`
 around `LocalContainer`, whose `exec_run(argv)` runs the argv inside the sandbox (cwd = the
 work dir) instead of `docker exec`, so the real `_tmux_start_session`, `_prepare_keys` and
 `_send_blocking_keys` drive a local tmux server (private to the run: its socket is under the

@@ -1,6 +1,6 @@
 """Shared plumbing of the in-sandbox drivers: the protocol, deadlines, output caps, cleanup.
 
-Stdlib only: drivers run as plain scripts inside the sandbox (see drivers/__init__.py).
+Stdlib only: drivers run as plain scripts inside the sandbox (see inside/__init__.py).
 
 Protocol. The request is one JSON object on stdin with at least `replies` (list of str),
 `reply_timeout` (seconds per reply), `output_bytes` (the cap on each reply's stdout and on

@@ -32,7 +32,7 @@ import time
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:  # NOTE(h6): run as a script, the driver imports its sibling directly
-    from boundary_audit.transports.drivers._driverlib import (
+    from boundary_audit.transports.inside._driverlib import (
         STALLED,
         Deadline,
         Reporter,

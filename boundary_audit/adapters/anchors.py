@@ -22,18 +22,48 @@ from pathlib import Path
 from boundary_audit.adapters.model import Adapter, Anchor
 from boundary_audit.errors import BoundaryAuditError
 from boundary_audit.finding import Finding
-from boundary_audit.results.table8 import (
-    CLASS_DIFFERS,
-    MOVED,
-    NO_FILE,
-    NOT_FOUND,
-    NOT_VERIFIED,
-    VERIFIED,
-    AnchorCheck,
-    StaticCheck,
-)
 from boundary_audit.source import open_checkout
 from boundary_audit.static.engine import ScanOptions, scan_files
+
+VERIFIED = "verified"
+MOVED = "moved"
+CLASS_DIFFERS = "class differs"
+NOT_FOUND = "not found"
+NO_FILE = "no such file"
+NOT_VERIFIED = "not verified"
+ANCHOR_STATUSES = (VERIFIED, MOVED, CLASS_DIFFERS, NOT_FOUND, NO_FILE, NOT_VERIFIED)
+"""Every anchor status, best first."""
+
+
+@dataclass(frozen=True)
+class AnchorCheck:
+    """One anchor and what the checkout said about it."""
+
+    anchor: str
+    """`path:start-end` as the adapter declares it."""
+    kind: str
+    """`sink` or `text`."""
+    expected: str
+    """The class (sink anchors) or the text (text anchors) that must be there."""
+    status: str
+    """One of ANCHOR_STATUSES."""
+    detail: str = ""
+    """What was found: the finding's code, class and lines, or where the text moved."""
+
+
+@dataclass(frozen=True)
+class StaticCheck:
+    """The static columns of one system: which checkout was read, and every anchor's status."""
+
+    source: str
+    """`repository@sha`, a directory, or "" when no checkout was available."""
+    commit: str | None
+    """Full sha that was read (None for a plain directory or no checkout)."""
+    pinned: bool
+    """True when the commit read is the adapter's pin (False: drift against another rev)."""
+    note: str
+    """One line: "verified at pin", "drift against REV", "not verified: no checkout (...)"."""
+    anchors: tuple[AnchorCheck, ...] = ()
 
 
 @dataclass(frozen=True)

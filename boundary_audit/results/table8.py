@@ -13,49 +13,38 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 
+from boundary_audit.adapters.anchors import (
+    ANCHOR_STATUSES,
+    CLASS_DIFFERS,
+    MOVED,
+    NO_FILE,
+    NOT_FOUND,
+    NOT_VERIFIED,
+    VERIFIED,
+    AnchorCheck,
+    StaticCheck,
+)
 from boundary_audit.probes.model import ProbeFact
 
+__all__ = [
+    "ANCHOR_STATUSES",
+    "CLASS_DIFFERS",
+    "MOVED",
+    "NOT_FOUND",
+    "NOT_VERIFIED",
+    "NO_FILE",
+    "SCHEMA",
+    "VERIFIED",
+    "AnchorCheck",
+    "FamilyDamage",
+    "HarnessCheck",
+    "Measure",
+    "Row",
+    "StaticCheck",
+    "Table8Report",
+]
+
 SCHEMA = "boundary-audit/table8/v1"
-
-VERIFIED = "verified"
-MOVED = "moved"
-CLASS_DIFFERS = "class differs"
-NOT_FOUND = "not found"
-NO_FILE = "no such file"
-NOT_VERIFIED = "not verified"
-ANCHOR_STATUSES = (VERIFIED, MOVED, CLASS_DIFFERS, NOT_FOUND, NO_FILE, NOT_VERIFIED)
-"""Every anchor status, best first."""
-
-
-@dataclass(frozen=True)
-class AnchorCheck:
-    """One anchor and what the checkout said about it."""
-
-    anchor: str
-    """`path:start-end` as the adapter declares it."""
-    kind: str
-    """`sink` or `text`."""
-    expected: str
-    """The class (sink anchors) or the text (text anchors) that must be there."""
-    status: str
-    """One of ANCHOR_STATUSES."""
-    detail: str = ""
-    """What was found: the finding's code, class and lines, or where the text moved."""
-
-
-@dataclass(frozen=True)
-class StaticCheck:
-    """The static columns of one system: which checkout was read, and every anchor's status."""
-
-    source: str
-    """`repository@sha`, a directory, or "" when no checkout was available."""
-    commit: str | None
-    """Full sha that was read (None for a plain directory or no checkout)."""
-    pinned: bool
-    """True when the commit read is the adapter's pin (False: drift against another rev)."""
-    note: str
-    """One line: "verified at pin", "drift against REV", "not verified: no checkout (...)"."""
-    anchors: tuple[AnchorCheck, ...] = ()
 
 
 @dataclass(frozen=True)

@@ -34,8 +34,8 @@ from boundary_audit.results.table8 import (
     StaticCheck,
     Table8Report,
 )
-from boundary_audit.results.texts import CLASS_FIX, CLASS_LAYERS
 from boundary_audit.sandbox import Limits, make_sandbox
+from boundary_audit.static.checks import record_of
 from boundary_audit.tasks import load_reply_set, load_tasks
 from boundary_audit.taxonomy import BASELINE
 from boundary_audit.transports import make_transport
@@ -120,7 +120,7 @@ def _row(
         "found by the static scan of the specimens",
         (check,),
     )
-    layers = CLASS_LAYERS[f.boundary_class] + (
+    layers = record_of(f.boundary_class).layers + (
         (f"sanitizer at the interpolation point: {f.sanitizer}",) if f.sanitizer else ()
     )
     return Row(
@@ -141,7 +141,7 @@ def _row(
         transport=label,
         preprocess=(),
         anchors=(f.primary.anchor(),),
-        fix=CLASS_FIX[f.boundary_class],
+        fix=record_of(f.boundary_class).fix,
         marked="",
         notes=(),
         facts=facts.facts if facts else (),

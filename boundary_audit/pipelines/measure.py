@@ -18,7 +18,6 @@ An unconfirmed measurement leaves the confidence as the static scan set it.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import Any
@@ -28,12 +27,12 @@ from boundary_audit.pipelines.runner import plan_cells, run_cells
 from boundary_audit.progress import NoProgress, Progress
 from boundary_audit.results.scan import ScanReport
 from boundary_audit.sandbox import Limits, make_sandbox
+from boundary_audit.static.checks import record_of
 from boundary_audit.tasks import load_reply_set, load_tasks
-from boundary_audit.taxonomy import BASELINE, BoundaryClass, Confidence
+from boundary_audit.taxonomy import BASELINE, Confidence
 from boundary_audit.transports import make_transport
 from boundary_audit.transports.interface import Transport
 
-LOSSLESS = frozenset({BoundaryClass.SHELL_STRING, BoundaryClass.SCRIPT_FILE})
 """Classes whose replay should reproduce raw exactly."""
 
 
@@ -62,51 +61,13 @@ class ProbeOutcome:
     """Where the replies ran (`Sandbox.confinement()`), "" if nothing ran."""
 
 
-def _has(text: str, *patterns: str) -> bool:
-    return any(re.search(p, text) for p in patterns)
-
-
 def transport_spec(
     finding: Finding, text: str, file_text: str = ""
 ) -> tuple[str, dict[str, object]]:
-    """(transport name, parameters) that replay `finding`'s boundary, from its class and the
-    sink's source `text`; `file_text` (the whole file, when known) only names the tokenizer
-    of an argv-direct sink, which is usually defined away from the spawn."""
-    cls = finding.boundary_class
-    quoted = finding.sanitizer is not None
-    if cls is BoundaryClass.SHELL_STRING:
-        posix = _has(
-            text,
-            r"shell\s*=\s*True",
-            r"['\"](/bin/)?sh['\"]",
-            r"\bexecSync?\(",
-            r"os\.(system|popen)",
-        )
-        flags = "-lc" if _has(text, r"['\"]-lc['\"]", r"['\"]-l['\"]") else "-c"
-        return "raw", {"shell": "sh" if posix else "bash", "flags": flags}
-    if cls is BoundaryClass.NESTED_STRING:
-        return ("nested-escaped" if quoted else "nested"), {}
-    if cls is BoundaryClass.SHELL_STDIN:
-        return "stdin", {}
-    if cls is BoundaryClass.SHELL_SESSION:
-        return (
-            "session" if _has(text, r"pexpect", r"\bpty\b", r"sendline") else "session-pipe"
-        ), {}
-    if cls is BoundaryClass.TTY_KEYSTROKES:
-        literal = _has(text, r"['\"]-l['\"]", r"literal\s*=\s*True")
-        return ("tmux-literal" if literal else "tmux-keys"), {}
-    if cls is BoundaryClass.ARGV_DIRECT:
-        hints = f"{text}\n{file_text}"
-        if _has(hints, r"shell-quote", r"shellQuote", r"shell_quote"):
-            return "argv-shell-quote", {}
-        return (
-            "argv-split" if _has(hints, r"\.split\(\s*\)", r"split_whitespace") else "argv-shlex"
-        ), {}
-    if cls is BoundaryClass.SCRIPT_FILE:
-        return ("script-sh" if _has(text, r"['\"]sh['\"]") else "script-bash"), {}
-    if cls is BoundaryClass.REMOTE_STRING:
-        return ("docker" if _has(text, r"docker", r"exec_run", r"containers?\.") else "ssh"), {}
-    return ("json-correct" if quoted else "json-naive"), {}
+    """(transport name, parameters) that replay `finding`'s boundary: its class's owning check
+    decides from the sink's source `text` (and `file_text`, the whole file, when known)."""
+    hint = record_of(finding.boundary_class).transport
+    return hint(text, file_text, finding.sanitizer is not None)
 
 
 def transport_for(finding: Finding, text: str, file_text: str = "") -> Transport:
@@ -117,7 +78,7 @@ def transport_for(finding: Finding, text: str, file_text: str = "") -> Transport
 
 def confirms(finding: Finding, oracle: Evidence) -> bool:
     """True when the oracle measurement confirms the finding's class (module docstring)."""
-    lossless = finding.boundary_class in LOSSLESS or finding.sanitizer is not None
+    lossless = record_of(finding.boundary_class).lossless or finding.sanitizer is not None
     return oracle.damage_pp == 0 if lossless else oracle.damage_pp < 0
 
 

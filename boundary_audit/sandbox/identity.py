@@ -11,10 +11,11 @@ processes; the workspace is given to it (`adopt`).
 
 Each workspace has its own uid, so concurrent runs cannot reach one another's processes and a
 leftover process is found by its uid alone. The range is `BASE_UID .. BASE_UID+COUNT`
-(`BOUNDARY_AUDIT_SANDBOX_UIDS=START:COUNT` moves it); a uid is leased with a lock file in the
-state directory, held by the process that uses it, so two boundary-audit processes never share
-one; whatever still runs under a uid whose lease is free (a killed boundary-audit's runs) is
-killed before the uid is used again (`release_stale`).
+(`BOUNDARY_AUDIT_SANDBOX_UIDS=START:COUNT` moves it); a uid is leased with a lock file under
+/run/lock (`LEASE_DIR`, one for the machine), held by the process that uses it, so two
+boundary-audit processes never share one; whatever still runs under a uid whose lease is
+free (a killed boundary-audit's runs) is killed before the uid is used again
+(`release_stale`).
 
 Not root, the reply runs as the invoking user (the only identity there is), and the backend
 says so in its notices.
@@ -25,6 +26,7 @@ from __future__ import annotations
 import fcntl
 import os
 import shutil
+import stat
 import threading
 from dataclasses import dataclass
 from pathlib import Path
@@ -67,9 +69,21 @@ def uid_range() -> range:
     return range(lo, lo + n)
 
 
-def state_dir() -> Path:
-    """Where leases and the supervisor's ledger live (created 0700)."""
-    return supervisor.state_dir()
+LEASE_DIR = Path("/run/lock/boundary-audit/uids")
+"""Where uid leases live: one place for the whole machine (the uids are the machine's), not
+the per-user state directory, which two processes may see differently (tests set
+BOUNDARY_AUDIT_STATE_DIR): two leases of one uid would let one run's teardown kill the
+other's processes."""
+
+
+def lease_dir() -> Path:
+    """The machine-wide lease directory (root only, mode 0700), created on first use."""
+    for d in (LEASE_DIR.parent, LEASE_DIR):
+        d.mkdir(mode=0o700, exist_ok=True)
+        st = os.lstat(d)
+        if not stat.S_ISDIR(st.st_mode) or st.st_uid != 0 or st.st_mode & 0o077:
+            raise SandboxError(f"{d} must be root's directory, mode 0700 (it holds uid leases)")
+    return LEASE_DIR
 
 
 class _Pool:
@@ -87,8 +101,7 @@ class _Pool:
             self._swept = True
             release_stale()
         uids = uid_range()
-        leases = state_dir() / "uids"
-        leases.mkdir(mode=0o700, parents=True, exist_ok=True)
+        leases = lease_dir()
         with self._lock:
             for step in range(len(uids)):
                 uid = uids[(self._next + step) % len(uids)]
@@ -179,7 +192,7 @@ def release_stale() -> int:
     if os.geteuid() != 0:
         return 0
     uids = uid_range()
-    leases = state_dir() / "uids"
+    leases = lease_dir()
     by_uid: dict[int, list[int]] = {}
     for pid in _procfs.all_pids():
         try:

@@ -17,6 +17,7 @@ from dataclasses import dataclass, field, replace
 
 from boundary_audit.static import knowledge as K
 from boundary_audit.static import programs as P
+from boundary_audit.static.checks import record_of
 from boundary_audit.static.handles import join_list
 from boundary_audit.static.shellsyntax import shell_holes
 from boundary_audit.static.values import (
@@ -59,22 +60,11 @@ class Verdict:
     @property
     def rank(self) -> tuple[int, int, int, int]:
         """Ordering of verdicts for one sink: model-controlled, not fixed, severity of class."""
-        order = [
-            BC.SERIALIZED,
-            BC.ARGV_DIRECT,
-            BC.SCRIPT_FILE,
-            BC.SHELL_STDIN,
-            BC.SHELL_SESSION,
-            BC.TTY_KEYSTROKES,
-            BC.SHELL_STRING,
-            BC.REMOTE_STRING,
-            BC.NESTED_STRING,
-        ]
         return (
             int(self.prov.model),
             int(bool(self.prov.origins)),
             int(not self.fixed),
-            order.index(self.boundary_class),
+            record_of(self.boundary_class).rank,
         )
 
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 import tree_sitter as ts
 
 from boundary_audit.finding import Finding, FindingBuilder, Location
-from boundary_audit.static.checks import OWNER
+from boundary_audit.static.checks import OWNER, record_of
 from boundary_audit.static.classify import Verdict
 from boundary_audit.static.ir import Span
 from boundary_audit.static.values import Prov
@@ -65,16 +65,13 @@ def contract_of(prov: Prov) -> Contract:
 
 def severity_of(v: Verdict) -> Severity:
     """How much damage this boundary can do to a correct command."""
-    controlled = bool(v.prov.origins)
     if v.fixed:
         return Severity.INFO
-    if v.boundary_class == BC.NESTED_STRING:
-        return Severity.HIGH if controlled else Severity.MEDIUM
-    if v.boundary_class in (BC.ARGV_DIRECT, BC.SCRIPT_FILE):
-        return Severity.LOW if controlled else Severity.INFO
-    if v.boundary_class == BC.SERIALIZED:
-        return Severity.INFO if v.sanitizer else (Severity.MEDIUM if controlled else Severity.LOW)
-    return Severity.MEDIUM if controlled else Severity.LOW
+    record = record_of(v.boundary_class)
+    if v.sanitizer and record.sanitized_severity is not None:
+        return record.sanitized_severity
+    controlled, uncontrolled = record.severity
+    return controlled if v.prov.origins else uncontrolled
 
 
 def subject(v: Verdict) -> str:

@@ -40,8 +40,18 @@ Tell the model the contract ("argv, no shell") or run the reply through `bash -c
 
 from __future__ import annotations
 
-from boundary_audit.static.checks.base import Check
-from boundary_audit.taxonomy import BoundaryClass
+from boundary_audit.static.checks.base import Check, ClassRecord, has
+from boundary_audit.taxonomy import BoundaryClass, Severity
+
+
+def _transport(text: str, file_text: str, sanitized: bool) -> tuple[str, dict[str, object]]:
+    # NOTE: the tokenizer is usually defined away from the spawn: the whole file hints too.
+    hints = f"{text}\n{file_text}"
+    if has(hints, r"shell-quote", r"shellQuote", r"shell_quote"):
+        return "argv-shell-quote", {}
+    return (
+        "argv-split" if has(hints, r"\.split\(\s*\)", r"split_whitespace") else "argv-shlex"
+    ), {}
 
 
 class ArgvSpawn(Check):
@@ -49,3 +59,11 @@ class ArgvSpawn(Check):
     code = "BA301"
     name = "argv-spawn"
     classes = (BoundaryClass.ARGV_DIRECT,)
+    record = ClassRecord(
+        BoundaryClass.ARGV_DIRECT,
+        rank=1,
+        layers=("a tokenizer splits R into argv", "spawn without a shell"),
+        fix="ask the model for an argv array, or run R with `bash -c` on purpose",
+        severity=(Severity.LOW, Severity.INFO),
+        transport=_transport,
+    )

@@ -15,14 +15,14 @@ query match into site objects:
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import ClassVar
 
 import tree_sitter as ts
 
 from boundary_audit.static.queries import Captures
-from boundary_audit.taxonomy import BoundaryClass
+from boundary_audit.taxonomy import BoundaryClass, Severity
 
 SINK_KINDS = frozenset(
     {
@@ -95,6 +95,38 @@ class CommentSite:
 Site = SinkSite | WriteSite | TemplateSite | CommentSite
 
 
+TransportHint = Callable[[str, str, bool], tuple[str, dict[str, object]]]
+"""(sink source text, whole file text, sanitized) -> (transport name, parameters) that
+replays the boundary; `pipelines.measure` asks the owning check of a finding's class."""
+
+
+def has(text: str, *patterns: str) -> bool:
+    """True if any regular expression of `patterns` matches `text` (transport hints)."""
+    return any(re.search(p, text) for p in patterns)
+
+
+@dataclass(frozen=True)
+class ClassRecord:
+    """Everything about one boundary class that the stages after the scan need, declared by
+    the check that owns the class, so that a class is its check module, queries and fixture."""
+
+    boundary_class: BoundaryClass
+    rank: int
+    """Order of harm among classes (higher: worse); picks the verdict of a sink read twice."""
+    layers: tuple[str, ...]
+    """Those parse layers in words (a Table-8 row that comes from a finding)."""
+    fix: str
+    """What removes the damage at this class of boundary."""
+    severity: tuple[Severity, Severity]
+    """(value traced to the model or named like a command, value of unknown origin)."""
+    transport: TransportHint
+    """How to replay the boundary for real."""
+    lossless: bool = False
+    """True when a faithful replay reproduces raw, so zero damage confirms the class."""
+    sanitized_severity: Severity | None = None
+    """Severity when the value went through a sanitizer, where that changes it."""
+
+
 class Check:
     """Base class of every check. Subclasses set the class attributes and a docstring."""
 
@@ -102,6 +134,8 @@ class Check:
     name: ClassVar[str] = ""
     classes: ClassVar[tuple[BoundaryClass, ...]] = ()
     """Boundary classes whose findings carry this check's code."""
+    record: ClassVar[ClassRecord | None] = None
+    """The per-class record of the (one) class this check owns; None for tool diagnostics."""
     status: ClassVar[str] = "stable"
     since: ClassVar[str] = "0.1.0"
     phase: ClassVar[str] = "sink"

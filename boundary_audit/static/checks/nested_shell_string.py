@@ -44,9 +44,13 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from boundary_audit.static.checks.base import Check, Site, TemplateSite
+from boundary_audit.static.checks.base import Check, ClassRecord, Site, TemplateSite
 from boundary_audit.static.queries import Captures
-from boundary_audit.taxonomy import BoundaryClass
+from boundary_audit.taxonomy import BoundaryClass, Severity
+
+
+def _transport(text: str, file_text: str, sanitized: bool) -> tuple[str, dict[str, object]]:
+    return ("nested-escaped" if sanitized else "nested"), {}
 
 
 class NestedShellString(Check):
@@ -54,6 +58,18 @@ class NestedShellString(Check):
     code = "BA102"
     name = "nested-shell-string"
     classes = (BoundaryClass.NESTED_STRING,)
+    record = ClassRecord(
+        BoundaryClass.NESTED_STRING,
+        rank=8,
+        layers=(
+            "R pasted into a larger quoted command",
+            "the outer shell parses it",
+            "an inner shell parses R again",
+        ),
+        fix="shlex.quote(R) at the interpolation point, or a temp script",
+        severity=(Severity.HIGH, Severity.MEDIUM),
+        transport=_transport,
+    )
     phase = "aux"
 
     @classmethod

@@ -37,8 +37,12 @@ None.
 
 from __future__ import annotations
 
-from boundary_audit.static.checks.base import Check
-from boundary_audit.taxonomy import BoundaryClass
+from boundary_audit.static.checks.base import Check, ClassRecord, has
+from boundary_audit.taxonomy import BoundaryClass, Severity
+
+
+def _transport(text: str, file_text: str, sanitized: bool) -> tuple[str, dict[str, object]]:
+    return ("docker" if has(text, r"docker", r"exec_run", r"containers?\.") else "ssh"), {}
 
 
 class RemoteCommandString(Check):
@@ -46,3 +50,11 @@ class RemoteCommandString(Check):
     code = "BA401"
     name = "remote-command-string"
     classes = (BoundaryClass.REMOTE_STRING,)
+    record = ClassRecord(
+        BoundaryClass.REMOTE_STRING,
+        rank=7,
+        layers=("R handed as one string to a remote runner", "the remote shell parses it"),
+        fix="quote R for the remote shell (shlex.quote), or send a script file",
+        severity=(Severity.MEDIUM, Severity.LOW),
+        transport=_transport,
+    )

@@ -38,9 +38,13 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from boundary_audit.static.checks.base import Check, Site, WriteSite
+from boundary_audit.static.checks.base import Check, ClassRecord, Site, WriteSite, has
 from boundary_audit.static.queries import Captures
-from boundary_audit.taxonomy import BoundaryClass
+from boundary_audit.taxonomy import BoundaryClass, Severity
+
+
+def _transport(text: str, file_text: str, sanitized: bool) -> tuple[str, dict[str, object]]:
+    return ("script-sh" if has(text, r"['\"]sh['\"]") else "script-bash"), {}
 
 
 class ScriptFileExec(Check):
@@ -48,6 +52,15 @@ class ScriptFileExec(Check):
     code = "BA302"
     name = "script-file-exec"
     classes = (BoundaryClass.SCRIPT_FILE,)
+    record = ClassRecord(
+        BoundaryClass.SCRIPT_FILE,
+        rank=2,
+        layers=("R written verbatim to a file", "the interpreter parses it"),
+        fix="none needed for quoting; run it with the shell the model wrote for (bash, not sh)",
+        severity=(Severity.LOW, Severity.INFO),
+        transport=_transport,
+        lossless=True,
+    )
     phase = "aux"
 
     @classmethod

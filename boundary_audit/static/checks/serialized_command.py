@@ -40,9 +40,13 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 
-from boundary_audit.static.checks.base import Check, Site, TemplateSite
+from boundary_audit.static.checks.base import Check, ClassRecord, Site, TemplateSite
 from boundary_audit.static.queries import Captures
-from boundary_audit.taxonomy import BoundaryClass
+from boundary_audit.taxonomy import BoundaryClass, Severity
+
+
+def _transport(text: str, file_text: str, sanitized: bool) -> tuple[str, dict[str, object]]:
+    return ("json-correct" if sanitized else "json-naive"), {}
 
 
 class SerializedCommand(Check):
@@ -50,6 +54,19 @@ class SerializedCommand(Check):
     code = "BA501"
     name = "serialized-command"
     classes = (BoundaryClass.SERIALIZED,)
+    record = ClassRecord(
+        BoundaryClass.SERIALIZED,
+        rank=0,
+        layers=(
+            "R embedded in a JSON document",
+            "the document is decoded",
+            "a shell parses the decoded string",
+        ),
+        fix="build the document with a serializer (json.dumps)",
+        severity=(Severity.MEDIUM, Severity.LOW),
+        transport=_transport,
+        sanitized_severity=Severity.INFO,
+    )
     phase = "guarded"
     guard = re.compile(rb'\{\{?\s*\\{0,3}"[A-Za-z_]')
 

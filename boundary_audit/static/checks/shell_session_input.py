@@ -37,8 +37,12 @@ None.
 
 from __future__ import annotations
 
-from boundary_audit.static.checks.base import Check
-from boundary_audit.taxonomy import BoundaryClass
+from boundary_audit.static.checks.base import Check, ClassRecord, has
+from boundary_audit.taxonomy import BoundaryClass, Severity
+
+
+def _transport(text: str, file_text: str, sanitized: bool) -> tuple[str, dict[str, object]]:
+    return ("session" if has(text, r"pexpect", r"\bpty\b", r"sendline") else "session-pipe"), {}
 
 
 class ShellSessionInput(Check):
@@ -46,3 +50,16 @@ class ShellSessionInput(Check):
     code = "BA202"
     name = "shell-session-input"
     classes = (BoundaryClass.SHELL_SESSION,)
+    record = ClassRecord(
+        BoundaryClass.SHELL_SESSION,
+        rank=4,
+        layers=(
+            "R written into a persistent shell",
+            "end-of-output marker",
+            "the shell parses R; state and stdin persist",
+        ),
+        fix="run each reply as its own process (or a script file) with stdin at /dev/null; "
+        "keep markers on a side channel",
+        severity=(Severity.MEDIUM, Severity.LOW),
+        transport=_transport,
+    )

@@ -38,8 +38,12 @@ None.
 
 from __future__ import annotations
 
-from boundary_audit.static.checks.base import Check
-from boundary_audit.taxonomy import BoundaryClass
+from boundary_audit.static.checks.base import Check, ClassRecord
+from boundary_audit.taxonomy import BoundaryClass, Severity
+
+
+def _transport(text: str, file_text: str, sanitized: bool) -> tuple[str, dict[str, object]]:
+    return "stdin", {}
 
 
 class ShellStdinWrite(Check):
@@ -47,3 +51,14 @@ class ShellStdinWrite(Check):
     code = "BA201"
     name = "shell-stdin-write"
     classes = (BoundaryClass.SHELL_STDIN,)
+    record = ClassRecord(
+        BoundaryClass.SHELL_STDIN,
+        rank=3,
+        layers=(
+            "R written to a one-shot shell's stdin",
+            "the shell reads its script from that stdin",
+        ),
+        fix="pass R as `bash -c R` or a script file; give the command its own stdin (/dev/null)",
+        severity=(Severity.MEDIUM, Severity.LOW),
+        transport=_transport,
+    )

@@ -40,8 +40,20 @@ tool description ("your command runs as `bash -lc R`"), and never wrap R again.
 
 from __future__ import annotations
 
-from boundary_audit.static.checks.base import Check
-from boundary_audit.taxonomy import BoundaryClass
+from boundary_audit.static.checks.base import Check, ClassRecord, has
+from boundary_audit.taxonomy import BoundaryClass, Severity
+
+
+def _transport(text: str, file_text: str, sanitized: bool) -> tuple[str, dict[str, object]]:
+    posix = has(
+        text,
+        r"shell\s*=\s*True",
+        r"['\"](/bin/)?sh['\"]",
+        r"\bexecSync?\(",
+        r"os\.(system|popen)",
+    )
+    flags = "-lc" if has(text, r"['\"]-lc['\"]", r"['\"]-l['\"]") else "-c"
+    return "raw", {"shell": "sh" if posix else "bash", "flags": flags}
 
 
 class ShellStringSink(Check):
@@ -49,3 +61,12 @@ class ShellStringSink(Check):
     code = "BA101"
     name = "shell-string-sink"
     classes = (BoundaryClass.SHELL_STRING,)
+    record = ClassRecord(
+        BoundaryClass.SHELL_STRING,
+        rank=6,
+        layers=("one shell parses R as its -c string",),
+        fix="none needed for quoting: one parse of the model's own string",
+        severity=(Severity.MEDIUM, Severity.LOW),
+        transport=_transport,
+        lossless=True,
+    )

@@ -33,8 +33,13 @@ None.
 
 from __future__ import annotations
 
-from boundary_audit.static.checks.base import Check
-from boundary_audit.taxonomy import BoundaryClass
+from boundary_audit.static.checks.base import Check, ClassRecord, has
+from boundary_audit.taxonomy import BoundaryClass, Severity
+
+
+def _transport(text: str, file_text: str, sanitized: bool) -> tuple[str, dict[str, object]]:
+    literal = has(text, r"['\"]-l['\"]", r"literal\s*=\s*True")
+    return ("tmux-literal" if literal else "tmux-keys"), {}
 
 
 class TtyKeystrokes(Check):
@@ -42,3 +47,16 @@ class TtyKeystrokes(Check):
     code = "BA203"
     name = "tty-keystrokes"
     classes = (BoundaryClass.TTY_KEYSTROKES,)
+    record = ClassRecord(
+        BoundaryClass.TTY_KEYSTROKES,
+        rank=5,
+        layers=(
+            "tmux argv parse and key names",
+            "pty line discipline",
+            "readline",
+            "interactive shell",
+        ),
+        fix="write R to a script file and type only `bash FILE`; send text with `send-keys -l`",
+        severity=(Severity.MEDIUM, Severity.LOW),
+        transport=_transport,
+    )

@@ -2,9 +2,10 @@
 
 An adapter (issue 5) is our model of a harness; a driver here pushes the same replies through
 the harness's real execution path, installed into its own pinned virtual environment
-(`install.py`), as a Transport named `harness:<system>` (`transport.py`, `drivers/`). `suite.py`
-runs the task suite through a driver, `compare.py` pairs it with an adapter or a named
-transport, and `report.py` renders the result.
+(`install.py`), as a Transport named `harness:<system>` (`transport.py`, `drivers/`);
+`systems.py` is the registry naming every part of each system. `suite.py` runs the task suite
+through a driver; `pipelines.harness` pairs it with an adapter or a named transport and
+`results.harness` holds the comparison.
 
 Systems with a driver: swe-agent, langchain, autogen, openhands, terminal-bench, codex (all six
 audited systems).
@@ -15,12 +16,12 @@ from __future__ import annotations
 from typing import Any
 
 from boundary_audit.errors import UsageError
-from boundary_audit.harness.drivers import DRIVERS
 from boundary_audit.harness.spec import HarnessSpec
+from boundary_audit.harness.systems import REGISTRY
 from boundary_audit.harness.transport import DriverOutcome, HarnessTransport
 
-SYSTEMS: dict[str, type[HarnessTransport]] = {cls.spec.name: cls for cls in DRIVERS}
-"""System name -> driver transport class, in report order."""
+SYSTEMS: dict[str, type[HarnessTransport]] = {s.name: s.driver for s in REGISTRY}
+"""System name -> driver transport class, in report order (from `systems.REGISTRY`)."""
 
 
 def driver_class(system: str) -> type[HarnessTransport]:
@@ -34,7 +35,7 @@ def driver_class(system: str) -> type[HarnessTransport]:
 
 def select(systems: str) -> list[type[HarnessTransport]]:
     """`all` or one system name -> driver classes."""
-    return list(DRIVERS) if systems == "all" else [driver_class(systems)]
+    return list(SYSTEMS.values()) if systems == "all" else [driver_class(systems)]
 
 
 def make_harness_transport(system: str, **params: Any) -> HarnessTransport:

@@ -1,26 +1,5 @@
-"""The real-harness drivers, one module per audited system; DRIVERS lists them in report order.
+"""The real-harness drivers, one module per audited system (registered in `harness.systems`).
 
-Add a system by writing `drivers/<system>.py` (a `HarnessSpec` and a `HarnessTransport`
-subclass), its lock under `locks/` and its script under `inside/`, and one line here.
+A driver module holds the system's `HarnessSpec` (packages, pins, lock, sandbox-side script)
+and its `HarnessTransport` subclass; `harness/systems.py` lists every part of a system.
 """
-
-from __future__ import annotations
-
-from boundary_audit.harness.drivers.autogen import AutoGenHarness
-from boundary_audit.harness.drivers.codex import CodexHarness
-from boundary_audit.harness.drivers.langchain import LangChainHarness
-from boundary_audit.harness.drivers.openhands import OpenHandsHarness
-from boundary_audit.harness.drivers.swe_agent import SweAgentHarness
-from boundary_audit.harness.drivers.terminal_bench import TerminalBenchHarness
-from boundary_audit.harness.transport import HarnessTransport
-
-DRIVERS: tuple[type[HarnessTransport], ...] = (
-    SweAgentHarness,
-    LangChainHarness,
-    AutoGenHarness,
-    OpenHandsHarness,
-    TerminalBenchHarness,
-    CodexHarness,
-)
-
-__all__ = ["DRIVERS"]

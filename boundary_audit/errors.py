@@ -124,8 +124,3 @@ class ReportError(BoundaryAuditError):
 
     exit_code = ExitCode.RUN
 
-
-class GateTripped(BoundaryAuditError):
-    """A CI gate tripped (--fail-on, tasks check). Not a failure of the tool itself."""
-
-    exit_code = ExitCode.GATE

@@ -175,11 +175,6 @@ def _after_container(rest: list[_Word]) -> Inner | None:
     return command_parser(rest[j:]) if j <= len(rest) else None
 
 
-def argv_parser(words: list[str]) -> Inner | None:
-    """`command_parser` for an argv given as plain strings (the last one being the hole)."""
-    return command_parser([_Word(w, None) for w in words])
-
-
 @dataclass(frozen=True)
 class JsonHole:
     """A hole of a JSON-looking template: inside a string literal or not, and under which key."""

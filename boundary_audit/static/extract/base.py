@@ -235,16 +235,6 @@ class Extractor:
         """The returned expression if `node` is a return statement."""
         return None
 
-    def iter_nodes(self, top: ts.Node, stop: frozenset[str]) -> Iterator[ts.Node]:
-        """Descendants of `top` in document order, not entering nodes whose type is in `stop`."""
-        stack = [top]
-        while stack:
-            node = stack.pop()
-            yield node
-            if node is not top and node.type in stop:
-                continue
-            stack.extend(reversed(node.children))
-
     # -- calls ------------------------------------------------------------------------------
     def call_nodes(self, name: str) -> list[ts.Node]:
         """Call nodes in this file whose final callee name is `name` (found by text)."""

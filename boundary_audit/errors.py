@@ -123,4 +123,3 @@ class ReportError(BoundaryAuditError):
     """A report could not be rendered or written."""
 
     exit_code = ExitCode.RUN
-

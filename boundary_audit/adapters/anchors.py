@@ -128,14 +128,15 @@ def open_files(
         if not repo_dir.is_dir():
             why = f"not verified: {repo_dir} is not a directory"
             return None, StaticCheck("", None, False, why)
-        note = f"checked in directory {repo_dir} (not git: the pin {adapter.commit} is unconfirmed)"
-        return _dir_files(repo_dir), StaticCheck(str(repo_dir), None, False, note)
+        shown = portable(str(repo_dir))
+        note = f"checked in directory {shown} (not git: the pin {adapter.commit} is unconfirmed)"
+        return _dir_files(repo_dir), StaticCheck(shown, None, False, note)
     where = str(repo_dir) if repo_dir is not None else adapter.repository
     try:
         files, url = _git_files(f"{where}@{want}", offline, paths)
     except BoundaryAuditError as exc:
         why = "no checkout" if repo_dir is None else "checkout failed"
-        return None, StaticCheck("", None, False, f"not verified: {why} ({exc.message})")
+        return None, StaticCheck("", None, False, f"not verified: {why} ({portable(exc.message)})")
     assert files.commit is not None
     pinned = files.commit.startswith(adapter.commit)
     note = (
@@ -143,7 +144,16 @@ def open_files(
         if pinned
         else f"drift check at {want} = {files.commit[:12]} (pin {adapter.commit})"
     )
-    return files, StaticCheck(f"{url}@{files.commit}", files.commit, pinned, note)
+    # NOTE: a local clone (--repo-dir) is named by the repository it is a clone of: the commit
+    # says what was read, and a report must not carry this machine's paths.
+    source = adapter.repository if url.startswith("file://") else url
+    return files, StaticCheck(f"{source}@{files.commit}", files.commit, pinned, note)
+
+
+def portable(text: str) -> str:
+    """`text` with this user's home directory written `~`, for reports another machine reads."""
+    home = str(Path.home())
+    return text.replace(home + "/", "~/") if home not in ("", "/") else text
 
 
 def _is_git(path: Path) -> bool:

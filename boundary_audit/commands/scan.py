@@ -1,7 +1,7 @@
 """`boundary-audit scan TARGET`: the audit of a repository at a commit.
 
 Thin: parse options into `StaticOptions`, call `run_static`, then (unless --no-probe) let
-`scan_probe.probe_report` measure each model-controlled finding's boundary, render with the
+`pipelines.measure.probe_report` measure each model-controlled finding's boundary, render with the
 chosen format to --output or stdout, write a baseline if asked, print the one-line summary
 (with the resolved sha) to stderr, and turn --fail-on into exit code 10. Every option has a
 `BOUNDARY_AUDIT_*` environment alias.

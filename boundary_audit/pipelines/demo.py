@@ -3,7 +3,7 @@
 `build_specimen_repo` writes the specimen harnesses (one per boundary class, see
 specimens/README.md) into a git repository with a fixed identity and date, so its commit sha
 is the same on every machine. `run_demo` scans it (`run_static`), maps every model-controlled
-finding to a transport (`scan_probe.choose_transports`), runs the task selection through
+finding to a transport (`pipelines.measure.choose_transports`), runs the task selection through
 `raw` and those transports once, attaches the evidence to the findings, fingerprints each
 transport with the probes, and lays the result out as a Table-8 report whose rows are the
 findings. Offline: nothing leaves the machine.

@@ -1,7 +1,7 @@
 """Baselines: accept the findings that exist today, report only new ones.
 
 A baseline file records each accepted finding by its fingerprint key (code + path + boundary
-class + normalized sink text; see `report.model.fingerprint_key`), so a finding that moves to
+class + normalized sink text; see `results.scan.fingerprint_key`), so a finding that moves to
 another line still matches, while a new sink, a changed sink expression or a different class
 does not. Keys are counted: two identical sinks in one file need two entries. Matched findings
 are marked suppressed (kind `baseline`) and counted in the summary, never dropped.

@@ -630,6 +630,8 @@ class MockServer:
 
 class _Handler(BaseHTTPRequestHandler):
     protocol_version = "HTTP/1.1"
+    disable_nagle_algorithm = True
+    """TCP_NODELAY: an answer's headers and body must not wait for the client's ACK."""
     server_mock: MockServer
 
     def log_message(self, format: str, *args: Any) -> None:  # noqa: A002 - stdlib's name

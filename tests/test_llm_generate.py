@@ -571,3 +571,34 @@ def test_throughput_with_a_mock_that_answers_at_once(mock_llm: Mock, tmp_path: P
         r"^generate: \d+/1120 answered \(0 failed replies\), 0 retries, ", proc.stderr, re.M
     )
     assert rate > 50
+
+
+def test_sigterm_stops_with_one_line_and_keeps_whole_lines(mock_llm: Mock, tmp_path: Path) -> None:
+    server = mock_llm({"default": {**text_reply("true"), "delay": 0.05}})
+    out = tmp_path / "r.jsonl"
+    argv = [
+        sys.executable,
+        "-m",
+        "boundary_audit",
+        "generate",
+        "-m",
+        "m1",
+        "-k",
+        "3",
+        "-o",
+        str(out),
+    ]
+    env = {**os.environ, "OPENAI_API_KEY": KEY, "OPENAI_BASE_URL": server.base_url}
+    proc = subprocess.Popen(
+        argv, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
+    )
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline and (not out.exists() or out.read_text().count("\n") < 10):
+        time.sleep(0.02)
+    proc.send_signal(signal.SIGTERM)
+    _, stderr = proc.communicate(timeout=30)
+    assert proc.returncode == 143, stderr
+    assert stderr.splitlines()[-1] == "boundary-audit: terminated (SIGTERM)", stderr
+    assert "Traceback" not in stderr
+    assert out.read_bytes().endswith(b"\n")
+    assert 10 <= len(lines(out)) < 168

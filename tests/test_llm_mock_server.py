@@ -143,6 +143,19 @@ def test_status_with_retry_after_then_the_sequence_goes_on(mock_llm: Any) -> Non
     assert json.loads(data)["choices"][0]["message"]["content"] == ""
 
 
+def test_contains_a_list_needs_every_text(mock_llm: Any) -> None:
+    server = mock_llm(
+        {"rules": [{"contains": ["alpha", "beta"], "reply": {"kind": "text", "text": "both"}}]}
+    )
+    answers = []
+    for prompt in ("alpha beta", "alpha", "beta gamma"):
+        _, _, data = post(server, "/chat/completions", chat(prompt))
+        answers.append(json.loads(data)["choices"][0]["message"]["content"])
+    assert answers == ["both", "", ""]
+    with pytest.raises(ScriptError, match=r"rules\[0\]\.contains: expected a non-empty string"):
+        Script.from_json({"rules": [{"contains": [], "reply": {"kind": "empty"}}]})
+
+
 def test_index_rules_malformed_empty_refusal(mock_llm: Any) -> None:
     server = mock_llm(
         {

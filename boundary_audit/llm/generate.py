@@ -43,8 +43,9 @@ import json
 import os
 import random
 import re
+import threading
 import time
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Coroutine, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO, Any
@@ -932,23 +933,63 @@ async def _run(
                 fatal.append(exc)
                 return
 
+    workers = [asyncio.create_task(worker()) for _ in range(max(1, pacing.concurrency))]
     try:
-        workers = [asyncio.create_task(worker()) for _ in range(max(1, pacing.concurrency))]
         pending = set(workers)
-        while pending:
-            finished, pending = await asyncio.wait(pending, return_when=asyncio.FIRST_COMPLETED)
-            if fatal:
-                for task in pending:
-                    task.cancel()
-                await asyncio.gather(*pending, return_exceptions=True)
-                break
+        while pending and not fatal:
+            _, pending = await asyncio.wait(pending, return_when=asyncio.FIRST_COMPLETED)
         for task in workers:
             if task.done() and not task.cancelled() and task.exception() is not None:
                 raise task.exception()  # type: ignore[misc]
     finally:
+        # An error, or the caller cancelling us (a signal): abandon what is in flight.
+        for task in workers:
+            task.cancel()
+        await asyncio.gather(*workers, return_exceptions=True)
         await asker.close()
     if fatal:
         raise fatal[0]
+
+
+def _in_thread(make: Callable[[], Coroutine[Any, Any, None]]) -> None:
+    """Run the coroutine `make()` on an event loop in a thread of its own.
+
+    Signals reach the main thread only, which waits here: SIGINT and SIGTERM (turned into
+    KeyboardInterrupt / `supervisor.Terminated` by the CLI) arrive in this wait, never inside
+    the loop, so the loop is cancelled cleanly (the requests in flight abandoned, the lines
+    already written whole) before the interrupt goes on."""
+    holder: dict[str, Any] = {}
+    ready = threading.Event()
+
+    async def main() -> None:
+        holder["loop"], holder["task"] = asyncio.get_running_loop(), asyncio.current_task()
+        ready.set()
+        await make()
+
+    def target() -> None:
+        try:
+            asyncio.run(main())
+        except BaseException as exc:  # noqa: BLE001 - handed to the waiting thread
+            holder["error"] = exc
+        finally:
+            ready.set()
+
+    thread = threading.Thread(target=target, name="generate-loop", daemon=True)
+    thread.start()
+    try:
+        while thread.is_alive():
+            thread.join(0.1)
+    except BaseException:
+        ready.wait()
+        loop, task = holder.get("loop"), holder.get("task")
+        if loop is not None and task is not None:
+            with contextlib.suppress(RuntimeError):
+                loop.call_soon_threadsafe(task.cancel)
+        thread.join(30)
+        raise
+    error = holder.get("error")
+    if error is not None and not isinstance(error, asyncio.CancelledError):
+        raise error
 
 
 def run(
@@ -974,8 +1015,8 @@ def run(
         started = time.monotonic()
         try:
             if todo:
-                asyncio.run(
-                    _run(
+                _in_thread(
+                    lambda: _run(
                         todo,
                         endpoint=endpoint,
                         sampling=sampling,

@@ -22,7 +22,8 @@ A script is a JSON object (`Script.from_json`):
 
 A model request gets the first rule that matches it: `index` (an int or a list of ints: the
 request's 0-based arrival number among model requests) and/or `contains` (a substring of the
-prompt: every message's text, the instructions and the input). A rule answers with `reply`,
+prompt, or a list of substrings it must all hold; the prompt is every message's text, the
+instructions and the input). A rule answers with `reply`,
 or with the n-th entry of `sequence` for the n-th request it matched (the last repeats).
 No rule: `default` (itself an empty text answer when the script has none).
 
@@ -127,13 +128,14 @@ class Rule:
 
     answers: tuple[Behaviour, ...]
     index: frozenset[int] | None = None
-    contains: str | None = None
+    contains: tuple[str, ...] | None = None
+    """Substrings the prompt must all hold."""
 
     def matches(self, index: int, prompt: str) -> bool:
         """True when every condition the rule has holds for this request."""
         if self.index is not None and index not in self.index:
             return False
-        return self.contains is None or self.contains in prompt
+        return self.contains is None or all(text in prompt for text in self.contains)
 
 
 @dataclass(frozen=True)
@@ -200,9 +202,17 @@ def _rule(obj: Any, where: str) -> Rule:
         if not all(isinstance(i, int) and not isinstance(i, bool) and i >= 0 for i in items):
             raise ScriptError(f"{where}.index: expected a request number or a list of them")
         indexes = frozenset(items)
-    contains = obj.get("contains")
-    if contains is not None and (not isinstance(contains, str) or not contains):
-        raise ScriptError(f"{where}.contains: expected a non-empty string")
+    contains_obj = obj.get("contains")
+    contains: tuple[str, ...] | None = None
+    if contains_obj is not None:
+        texts = [contains_obj] if isinstance(contains_obj, str) else contains_obj
+        if (
+            not isinstance(texts, list)
+            or not texts
+            or not all(isinstance(t, str) and t for t in texts)
+        ):
+            raise ScriptError(f"{where}.contains: expected a non-empty string or a list of them")
+        contains = tuple(texts)
     if indexes is None and contains is None:
         raise ScriptError(f"{where}: give `index` or `contains` (or both)")
     return Rule(answers, indexes, contains)
@@ -528,6 +538,12 @@ class _Server(ThreadingHTTPServer):
     daemon_threads = True
     allow_reuse_address = True
     request_queue_size = 128
+
+    def handle_error(self, request: Any, client_address: Any) -> None:
+        """A client that went away (its timeout, a kill) is not an error; anything else is."""
+        if isinstance(sys.exc_info()[1], ConnectionError):
+            return
+        super().handle_error(request, client_address)
 
 
 class _Server6(_Server):

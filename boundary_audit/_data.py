@@ -1,6 +1,6 @@
 """Access to the data folders that ship inside the wheel.
 
-The folders are tasks/, probes/, system_adapters/ and specimens/.
+The folders are tasks/, probes/, system_adapters/, specimens/ and contracts/.
 
 In the repository these are top-level folders; `boundary_audit/_bundled/` holds symlinks to
 them, which the wheel build resolves into real files. Code reads them only through here.
@@ -11,11 +11,11 @@ from __future__ import annotations
 from importlib import resources
 from importlib.abc import Traversable
 
-_FOLDERS = ("tasks", "probes", "system_adapters", "specimens")
+_FOLDERS = ("tasks", "probes", "system_adapters", "specimens", "contracts")
 
 
 def data_root(folder: str) -> Traversable:
-    """The packaged folder `folder` (one of tasks, probes, system_adapters, specimens)."""
+    """The packaged folder `folder` (one of `_FOLDERS`)."""
     if folder not in _FOLDERS:
         raise ValueError(f"unknown data folder {folder!r}")
     return resources.files("boundary_audit").joinpath("_bundled", folder)

@@ -16,4 +16,5 @@ pytest_plugins: list[str] = [
     "tests.support.dockerd",
     "tests.support.harness",
     "tests.support.sshd",
+    "tests.support.llm_mock",
 ]

@@ -9,7 +9,17 @@ from collections.abc import Callable
 
 import typer
 
-from boundary_audit.commands import checks, default, harness, probe, scan, source, table8, tasks
+from boundary_audit.commands import (
+    checks,
+    default,
+    generate,
+    harness,
+    probe,
+    scan,
+    source,
+    table8,
+    tasks,
+)
 
 COMMANDS: list[Callable[[typer.Typer], None]] = [
     scan.register,
@@ -20,4 +30,5 @@ COMMANDS: list[Callable[[typer.Typer], None]] = [
     default.register,
     tasks.register,
     source.register,
+    generate.register,
 ]

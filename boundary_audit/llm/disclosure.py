@@ -39,6 +39,7 @@ from boundary_audit.errors import BoundaryAuditError, ExitCode, UsageError
 from boundary_audit.llm.contracts import ContractError
 from boundary_audit.probes import load_probes
 from boundary_audit.probes.fields import Table, read_toml
+from boundary_audit.static.checks import record_of
 from boundary_audit.transports import TRANSPORTS, make_transport
 
 DEFAULT_BOUNDARY = "nested"
@@ -266,8 +267,6 @@ def adapter_boundary(spec: str, extra: Iterable[Path] = ()) -> Boundary | None:
 
 def finding_boundary(report: Path, selector: str) -> Boundary:
     """Finding `selector` (an index or a fingerprint) of the scan report `report`."""
-    from boundary_audit.scan_probe import transport_spec
-
     where = str(report)
     try:
         doc = json.loads(report.read_bytes().decode("utf-8"))
@@ -285,7 +284,8 @@ def finding_boundary(report: Path, selector: str) -> Boundary:
     index = _select(findings, selector, where)
     obj = findings[index]
     finding = _finding(obj, f"{where}: findings[{index}]")
-    name, params = transport_spec(finding, str(obj.get("snippet") or ""))
+    hint = record_of(finding.boundary_class).transport  # as `scan` replays it
+    name, params = hint(str(obj.get("snippet") or ""), "", finding.sanitizer is not None)
     base = transport_boundary(name, params)
     label = f"{report.name}#{index} ({finding.primary.anchor()}, {finding.boundary_class.value})"
     return Boundary(label=label, transport=base.transport, params=base.params)

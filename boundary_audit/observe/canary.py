@@ -15,9 +15,11 @@ Two kinds (`canaries.toml`):
 - `arrival_canaries(n)`: the same simple command n times, labelled r0, r1...; its recorded
   argv against `parsed_once` says whether one lossless shell parse happened (`arrival_outcome`).
 - `probe_canaries(probe)`: a fingerprint probe of probes/*.toml, each reply with its canary
-  `printf` replaced by the marker; `probe_fact` rebuilds the `ba-<canary>=<value>` lines from
-  the records and reads them with the probes' own `read_fact`, so a probe means exactly what
-  it means through a transport. `unsupported(probe)` says why a probe cannot be carried.
+  `printf` replaced by the marker; `probe_fact` rebuilds from the records what that printf
+  would have printed (`ba-%s=%s\n` reused for every pair of arguments, as printf does, so a
+  tokenizer's leftovers come out as they would) and reads it with the probes' own
+  `read_fact`, so a probe means exactly what it means through a transport.
+  `unsupported(probe)` says why a probe cannot be carried.
 """
 
 from __future__ import annotations
@@ -180,7 +182,10 @@ def probe_fact(probe: Probe, canaries: Sequence[Canary], ws: Workspace) -> Probe
     for canary in canaries:
         for argv in records(ws, canary.token):
             text = [w.decode("utf-8", "replace") for w in argv]
-            if len(text) == 2:
-                lines.append(f"ba-{text[0]}={text[1]}\n")
+            # what `printf 'ba-%s=%s\n' ARGS...` prints: the format reused for each pair
+            pairs = [
+                text[i : i + 2] + [""] * (2 - len(text[i : i + 2])) for i in range(0, len(text), 2)
+            ]
+            lines += [f"ba-{name}={value}\n" for name, value in pairs]
     stdout = "".join(lines).encode("utf-8")
     return read_fact(probe, [ExecResult(exit_code=0, stdout=stdout, stderr=b"")])

@@ -29,7 +29,8 @@ too. The token as a positional argument (`sh -c 'exec "$@"' x TOKEN`) is not par
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import os
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from boundary_audit.observe.canary import Canary
@@ -67,8 +68,9 @@ class Hop:
     parses: bool
     """This hop is a shell that parsed the token as command text."""
     wrapper: tuple[str, ...] = ()
-    """The words of the image this one replaced in its process, when that image's argv ends
-    with this one's (`timeout 60` of `timeout 60 sh FILE`, `/usr/bin/env` of `env bash`)."""
+    """The leading words of the image that started this one, when that image's argv ends with
+    this one's: a program that runs its arguments as a command (`timeout 60` of `timeout 60
+    sh FILE`, which forks it; `/usr/bin/env` of `env bash`, which execs it)."""
 
 
 @dataclass(frozen=True)
@@ -118,19 +120,32 @@ def ssh_command(argv: Sequence[str]) -> tuple[str, str] | None:
 class _Carriers:
     """The writes that carried one token, per trace."""
 
-    def __init__(self, trees: Sequence[ProcessTree], token: bytes) -> None:
+    def __init__(self, trees: Sequence[ProcessTree], token: str, reply: str) -> None:
+        self.token = token
+        self.reply = reply.encode("utf-8", "surrogateescape")
         self.found: list[Write] = []
         for tree in trees:
             streams: dict[tuple[int, str], list[Write]] = {}
             for w in tree.writes:
                 streams.setdefault((w.pid, w.channel.key), []).append(w)
             for writes in streams.values():
-                self.found += _containing(writes, token)
+                self.found += _containing(writes, token.encode())
         self.found.sort(key=lambda w: (w.trace, w.line))
 
-    def last(self, trace: str, before: int, match: object) -> Write | None:
-        hits = [w for w in self.found if w.trace == trace and w.line < before and match(w)]  # type: ignore[operator]
-        return hits[-1] if hits else None
+    def best(self, trace: str, before: int, match: Callable[[Write], bool]) -> Write | None:
+        """The write that most likely carried the reply on, among those before `before` that
+        `match`: one by an image that had the token in its argv first (a `tmux send-keys`
+        client, not another client forwarding an environment that holds the replies), then
+        one holding the whole reply, then the latest."""
+        hits = [w for w in self.found if w.trace == trace and w.line < before and match(w)]
+        if not hits:
+            return None
+
+        def rank(w: Write) -> tuple[bool, bool, int]:
+            argv = w.image.argv if w.image is not None and w.image.argv else ()
+            return (_has(argv, self.token), self.reply in w.data, w.line)
+
+        return max(hits, key=rank)
 
 
 def _containing(writes: list[Write], token: bytes) -> list[Write]:
@@ -153,7 +168,7 @@ def _containing(writes: list[Write], token: bytes) -> list[Write]:
 def trace_chain(trees: Sequence[ProcessTree], canary: Canary) -> Chain:
     """The chain of `canary` through the traced runs `trees` (the harness's own first)."""
     token = canary.token
-    carriers = _Carriers(trees, token.encode())
+    carriers = _Carriers(trees, token, canary.reply)
     marker = next((i for t in trees for i in t.images if i.program == token), None)
     hops: list[Hop] = []
     at: tuple[Image, int] | None = None
@@ -224,7 +239,7 @@ def _how(
     if _has(argv, token):
         return ARGV, "", _creator(tree, x), x.line
     names = [w for w in (*argv[1:], x.path or "") if w]
-    w = carriers.last(
+    w = carriers.best(
         x.trace,
         before,
         lambda w: w.channel.kind == "file" and any(_names(w.channel.key, n) for n in names),
@@ -234,20 +249,20 @@ def _how(
     chan = x.stdin
     if chan is not None and chan.kind in ("pipe", "unix"):
         want = chan.key if chan.kind == "pipe" else chan.peer
-        w = carriers.last(
+        w = carriers.best(
             x.trace, before, lambda w: bool(want) and w.channel.key == want and w.pid != pid
         )
         if w is not None:
             return STDIN, f"{chan.label()} written by pid {w.pid}", _writer(w), w.line
     if chan is not None and chan.kind == "pts":
         slave = chan.key
-        w = carriers.last(
+        w = carriers.best(
             x.trace, before, lambda w: w.channel.kind == "ptmx" and w.pts in ("", slave)
         )
         if w is not None:
             return PTY, f"{slave}, its master written by pid {w.pid}", _writer(w), w.line
     held = tree.processes[pid].touched if pid in tree.processes else set()
-    w = carriers.last(
+    w = carriers.best(
         x.trace,
         before,
         lambda w: w.channel.kind == "unix" and w.channel.peer in held and w.pid != pid,
@@ -292,4 +307,13 @@ def _parses(shell: ShellCall | None, via: str, token: str, started_marker: bool)
 
 
 def _hop(x: Image, pid: int, via: str, detail: str, shell: ShellCall | None, parses: bool) -> Hop:
-    return Hop(x.trace, pid, x.program, x.argv or (), via, detail, shell, parses)
+    argv = x.argv or ()
+    wrapper: tuple[str, ...] = ()
+    before = x.creator
+    if before is not None and before.argv and argv:
+        n = len(argv)
+        tail = tuple(before.argv[-n:])
+        named = os.path.basename(tail[0]) == os.path.basename(argv[0])
+        if len(before.argv) > n and named and tail[1:] == argv[1:]:
+            wrapper = tuple(before.argv[:-n])
+    return Hop(x.trace, pid, x.program, argv, via, detail, shell, parses, wrapper)

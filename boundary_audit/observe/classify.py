@@ -116,7 +116,9 @@ def classify(chains: Sequence[Chain], contract: Contract = Contract.RAW) -> Deri
             )
     missing = [c.canary.label for c in chains if not c.arrived]
     if missing:
-        notes.append(f"canaries {', '.join(missing)} never ran (their marker is not in the trace)")
+        notes.append(
+            f"canaries {', '.join(missing)}: no marker in the trace (never ran, or untraced)"
+        )
     if not chain.complete:
         notes.append("the chain does not reach the harness: the trace does not show every hop")
     layers = tuple(_layer(h, chain.canary) for h in chain.hops[1:-1])

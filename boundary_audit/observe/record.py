@@ -107,10 +107,7 @@ class Recorder:
 
         self._sandbox = BwrapSandbox(limits, tracing=True)
         self._filter = (seccomp.program_here() or b"").hex()
-        import boundary_audit
-
-        # the seal and this Python must be visible inside even from a clone under /tmp
-        self._sandbox.expose([SEAL.parent, Path(boundary_audit.__file__).parent])
+        self._sandbox.expose([SEAL.parent])  # visible inside even from a clone under /tmp
 
     @property
     def limits(self) -> Limits:
@@ -183,7 +180,7 @@ class Recorder:
 
     def _read(self, ws: Workspace, name: str, res: ExecResult) -> bytes:
         try:
-            st, data = wsfs.read_prefix(ws.obs_fd, name, TRACE_LIMIT + 1)
+            _, data = wsfs.read_prefix(ws.obs_fd, name, TRACE_LIMIT + 1)
         except (OSError, wsfs.NotRegular) as exc:
             if res.timed_out:
                 return b""
@@ -192,7 +189,6 @@ class Recorder:
             ) from None
         if len(data) > TRACE_LIMIT:
             raise TraceError(f"the trace is over {TRACE_LIMIT >> 20} MiB: the observation is void")
-        del st
         return data
 
     def close(self) -> None:

@@ -27,7 +27,7 @@ from dataclasses import dataclass, field
 
 from boundary_audit.errors import BoundaryAuditError, ExitCode
 
-TRACE_LIMIT = 256 << 20
+TRACE_LIMIT = 128 << 20
 """Largest trace read, in bytes. A larger trace is a TraceError."""
 DELETED = "(deleted)"
 """What strace appends to a descriptor's annotation when its file has been unlinked."""

@@ -14,8 +14,10 @@ Built from a `strace.Trace` (`build_tree`). What it guarantees:
   fcntl(F_DUPFD) onto 0, an open or pipe or socketpair that returns 0. Other descriptors are
   not followed; their identity comes with each call from strace's `-yy` annotation.
 - **Writes**: every successful write-like call (write, writev, pwrite*, send*), with its bytes
-  and the channel it went to. A write into a pty master carries the slave it drives where the
-  trace shows the pairing (TIOCGPTPEER, TIOCGPTN), else "".
+  and the channel it went to. strace cannot always name a unix socket's peer at the moment of
+  a call; where another call of the trace named it (either end), the channel gets it. A write
+  into a pty master carries the slave it drives where the trace shows the pairing
+  (TIOCGPTPEER, TIOCGPTN), else "".
 - **root**: the trace's first exec is the seal (`seal.py`, our own); the harness is the next
   image of that process. `complete` is False when the harness's own exit is not in the trace
   (a timeout, or the tracer killed before the harness ended).
@@ -171,17 +173,6 @@ class ProcessTree:
         """The harness ran and its end is in the trace."""
         return self.root is not None and bool(self.processes[self.root.pid].exit)
 
-    def image_in_effect(self, pid: int, line: int) -> Image | None:
-        """The image process `pid` was running at `line` (None if it had none then)."""
-        state = self._effect.get(pid, [])
-        found = None
-        for start, image in state:
-            if start <= line:
-                found = image
-        return found
-
-    _effect: dict[int, list[tuple[int, Image | None]]] = field(default_factory=dict)
-
 
 @dataclass
 class _State:
@@ -223,9 +214,9 @@ def build_tree(trace: Trace, label: str = "local") -> ProcessTree:
             if inherited is None and parent is not None and parent in states:
                 inherited = states[parent].copy()
             states[pid] = inherited or _State()
-            tree._effect[pid] = [(line, states[pid].image)]
         return processes[pid], states[pid]
 
+    peers: dict[str, str] = {}
     events: list[tuple[int, int, object]] = [(c.line, 0, c) for c in trace.calls]
     events += [(e.line, 1, e) for e in trace.exits]
     events.sort(key=lambda e: (e[0], e[1]))
@@ -238,7 +229,10 @@ def build_tree(trace: Trace, label: str = "local") -> ProcessTree:
         call: Call = event  # type: ignore[assignment]
         proc, state = process(call.tid, call.line)
         for fd in [*fds(list(call.args)), *fds(call.result)]:
-            proc.touched.add(channel(fd.annotation).key)
+            chan = channel(fd.annotation)
+            proc.touched.add(chan.key)
+            if chan.kind == "unix" and chan.peer:
+                peers[chan.key], peers[chan.peer] = chan.peer, chan.key
         if not call.ok:
             continue
         if call.name in CLONES:
@@ -250,11 +244,17 @@ def build_tree(trace: Trace, label: str = "local") -> ProcessTree:
             tree.images.append(image)
             proc.images.append(image)
             state.image = image
-            tree._effect[proc.pid].append((call.line, image))
         elif call.name in WRITES:
             _write(tree, call, proc, state)
         if call.name in NEW_FDS:
             _new_fds(call, state)
+    for w in tree.writes:  # strace could not name the peer at that call; another call did
+        if w.channel.kind == "unix" and not w.channel.peer and w.channel.key in peers:
+            w.channel = Channel("unix", w.channel.key, peers[w.channel.key])
+    for image in tree.images:
+        fd0 = image.stdin
+        if fd0 is not None and fd0.kind == "unix" and not fd0.peer and fd0.key in peers:
+            image.stdin = Channel("unix", fd0.key, peers[fd0.key])
     if tree.images:
         tree.seal = tree.images[0]
         tree.root = next((i for i in tree.images[1:] if i.pid == tree.seal.pid), None)

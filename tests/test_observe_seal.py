@@ -6,6 +6,8 @@
 - in an observation run the harness is sealed: it cannot attach to the reaper or to its own
   tracer, cannot run a strace of its own, and cannot open the tracer's /proc files (strace
   runs from an exec-only copy, so it is not dumpable);
+- what the harness leaves running is ended once it exits, instead of holding the run (strace
+  waits for all it traces) until the timeout;
 - a harness that cannot be executed is the user's error, named in one line; a seal that
   cannot be installed stops before anything of the harness runs.
 """
@@ -78,17 +80,17 @@ def recorder() -> Iterator[Recorder]:
 PROBE = r"""
 import ctypes, os
 libc = ctypes.CDLL(None, use_errno=True)
-tracer = os.getppid()
-for pid in (1, tracer):
+comm = {p: open(f"/proc/{p}/comm").read().strip() for p in os.listdir("/proc") if p.isdigit()}
+tracer = int(next(p for p, name in comm.items() if name == "ba-strace"))
+for who, pid in (("reaper", 1), ("tracer", tracer)):
     r = libc.ptrace(16, pid, 0, 0)  # PTRACE_ATTACH
-    print("attach", pid == 1 and "reaper" or "tracer", r, os.strerror(ctypes.get_errno()))
+    print("attach", who, r, os.strerror(ctypes.get_errno()))
 for name in ("mem", "fd"):
     try:
-        open(f"/proc/{tracer}/{name}", "rb") if name == "mem" else os.listdir(f"/proc/{tracer}/fd")
+        open(f"/proc/{tracer}/mem", "rb") if name == "mem" else os.listdir(f"/proc/{tracer}/fd")
         print(name, "open")
     except OSError as exc:
         print(name, os.strerror(exc.errno))
-print(open(f"/proc/{tracer}/comm").read().strip())
 """
 
 
@@ -99,15 +101,31 @@ def test_the_observed_harness_cannot_reach_the_reaper_or_its_tracer(recorder: Re
     assert run.result.stdout.decode() == (
         "attach reaper -1 Operation not permitted\n"
         "attach tracer -1 Operation not permitted\n"
-        "mem Permission denied\n"
+        "mem Permission denied\n"  # the tracer runs from an exec-only copy: not dumpable
         "fd Permission denied\n"
-        "ba-strace\n"
     )
     assert run.tree.root is not None and run.tree.root.argv == (sys.executable, "-c", PROBE)
     assert run.tree.complete
     assert nested.result.exit_code == 1
     assert b"PTRACE_TRACEME: Operation not permitted" in nested.result.stderr
     assert "ptrace for the tracer only" in recorder.confinement()
+
+
+def test_what_the_harness_leaves_running_ends_with_it(recorder: Recorder) -> None:
+    with recorder.workspace() as ws:
+        run = recorder.run(ws, ["bash", "-c", "setsid sleep 30 & echo started; exit 3"])
+    assert (run.result.exit_code, run.result.stdout, run.result.timed_out) == (
+        3,
+        b"started\n",
+        False,
+    )
+    assert run.result.duration_s < 4
+    assert run.tree.complete
+    (sleeper,) = run.tree.left_behind
+    assert [i.argv for i in run.tree.processes[sleeper].images] == [
+        ("setsid", "sleep", "30"),
+        ("sleep", "30"),
+    ]
 
 
 def test_a_harness_that_cannot_be_executed_is_named(recorder: Recorder) -> None:

@@ -20,8 +20,13 @@ Why this is safe although strace needs ptrace, which the default filter denies:
 - strace itself is run from an exec-only copy in the workspace's bin dir (`ba-strace`, mode
   0711, owned by the host): the kernel makes a process whose program it cannot read
   non-dumpable, so no process of the run can open strace's /proc/PID/mem or /proc/PID/fd
-  either (same uid or not). The run's reaper is what every run has (see docs/observe.md for
-  what that leaves).
+  either (same uid or not). The reaper is the one every run has, and like in every run its
+  memory is open to the run's processes through /proc/1/mem (a hole of the backend, not of
+  this module: docs/observe.md says what it allows here, where the reaper holds ptrace).
+
+The seal also ends what the harness leaves running once the harness has exited (strace waits
+for every process it traces), so an observation lasts as long as the harness, not as long as
+its longest-lived daemon; `ProcessTree.left_behind` lists what it had to kill.
 
 What the trace cannot be protected from: it is a file in the obs dir, owned by the run's uid,
 which a harness can overwrite. A harness that does so (or kills strace, which it may signal

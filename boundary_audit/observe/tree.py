@@ -18,9 +18,10 @@ Built from a `strace.Trace` (`build_tree`). What it guarantees:
   a call; where another call of the trace named it (either end), the channel gets it. A write
   into a pty master carries the slave it drives where the trace shows the pairing
   (TIOCGPTPEER, TIOCGPTN), else "".
-- **root**: the trace's first exec is the seal (`seal.py`, our own); the harness is the next
-  image of that process. `complete` is False when the harness's own exit is not in the trace
-  (a timeout, or the tracer killed before the harness ended).
+- **root**: the trace's first exec is the seal (`seal.py`, our own); the harness is the first
+  image its child exec'd. `complete` is False when the harness's own exit is not in the trace
+  (a timeout, or the tracer killed before the harness ended); `left_behind` lists what was
+  still running after it and was killed by the seal.
 """
 
 from __future__ import annotations
@@ -150,6 +151,7 @@ class Process:
     images: list[Image] = field(default_factory=list)
     exit: str = ""
     """`exited with N` / `killed by SIGX`, "" when the trace does not show its end."""
+    exit_line: int = 0
     touched: set[str] = field(default_factory=set)
     """The key of every channel any of its calls named."""
 
@@ -172,6 +174,18 @@ class ProcessTree:
     def complete(self) -> bool:
         """The harness ran and its end is in the trace."""
         return self.root is not None and bool(self.processes[self.root.pid].exit)
+
+    @property
+    def left_behind(self) -> tuple[int, ...]:
+        """Processes still running when the harness had exited, killed by the seal."""
+        if not self.complete or self.root is None:
+            return ()
+        end = self.processes[self.root.pid].exit_line
+        return tuple(
+            p.pid
+            for p in self.processes.values()
+            if p.exit == "killed by SIGKILL" and p.exit_line > end
+        )
 
 
 @dataclass
@@ -225,6 +239,7 @@ def build_tree(trace: Trace, label: str = "local") -> ProcessTree:
             proc, _ = process(event.tid, event.line)  # type: ignore[attr-defined]
             if event.tid == proc.pid:  # type: ignore[attr-defined]
                 proc.exit = event.how  # type: ignore[attr-defined]
+                proc.exit_line = event.line  # type: ignore[attr-defined]
             continue
         call: Call = event  # type: ignore[assignment]
         proc, state = process(call.tid, call.line)
@@ -257,7 +272,8 @@ def build_tree(trace: Trace, label: str = "local") -> ProcessTree:
             image.stdin = Channel("unix", fd0.key, peers[fd0.key])
     if tree.images:
         tree.seal = tree.images[0]
-        tree.root = next((i for i in tree.images[1:] if i.pid == tree.seal.pid), None)
+        seal = tree.seal
+        tree.root = next((i for i in tree.images[1:] if i.creator is seal), None)
     return tree
 
 

@@ -181,3 +181,24 @@ def test_a_container_hop_is_inferred_from_the_clients_argv() -> None:
         "inferred from the docker client's argv: the container's side is not traced, "
         "so its shell parse is assumed, not seen",
     )
+
+
+def test_a_script_exec_d_by_its_own_path_is_read_by_its_shebang(recorder: Recorder) -> None:
+    code = (
+        "for i, r in enumerate(R):\n"
+        "    f = f'/tmp/step{i}.sh'\n"
+        "    open(f, 'w').write('#!/bin/sh -e\\n' + r + '\\n')\n"
+        "    os.chmod(f, 0o755)\n"
+        "    subprocess.run([f])\n"
+    )
+    obs = observe(recorder, inline(code), EnvReplies())
+    hop = obs.chains[0].hops[1]
+    assert (hop.argv, hop.via, hop.parses) == (("/tmp/step0.sh",), "file", True)
+    assert hop.shell is not None and (hop.shell.shell, hop.shell.script) == ("sh", "/tmp/step0.sh")
+    path = obs.path()
+    assert (path.boundary_class, path.transport.name, path.parse_layers) == (
+        BoundaryClass.SCRIPT_FILE,
+        "script-sh",
+        ("file -> sh FILE (shell parse)",),
+    )
+    assert obs.outcomes == {"r0": "intact", "r1": "intact"}

@@ -12,7 +12,8 @@ came from, which is asked the same question next:
 3. the token is in one of the image's argv words: `argv`; it came from the image's creator
    (the image that exec'd it, or that forked the process which exec'd it);
 4. a file named by one of its argv words, or the file it exec'd, received the token: `file`;
-   it came from the writer;
+   it came from the writer (a file exec'd by its own path is read by the interpreter of its
+   `#!` line, as written in the trace, which decides whether the hop is a shell);
 5. its stdin received the token: a pipe it shares with a writer, or a socket whose peer the
    writer wrote into (`stdin`), or a pty slave whose master was written with it (`pty`);
 6. a unix socket its process used had the token written into the other end: `socket` (a relay
@@ -191,6 +192,10 @@ def trace_chain(trees: Sequence[ProcessTree], canary: Canary) -> Chain:
         started_marker = marker is not None and len(hops) == 1
         via, detail, nxt, nxt_before = _how(x, pid, tree, trees, carriers, token, before)
         shell = parse_shell(x.program, x.argv) if x.argv else None
+        interpreter = _shebang(tree, x.path) if shell is None and via == FILE else None
+        if interpreter:  # a script exec'd by its own path: the kernel ran its `#!` line
+            script_argv = (*interpreter, x.path or "", *(x.argv or ())[1:])
+            shell = parse_shell(interpreter[0], script_argv)
         parses = _parses(shell, via, token, started_marker)
         hops.append(_hop(x, pid, via, detail, shell, parses))
         if via == UNKNOWN:
@@ -201,6 +206,19 @@ def trace_chain(trees: Sequence[ProcessTree], canary: Canary) -> Chain:
         at, before = nxt, nxt_before
     hops.reverse()
     return Chain(canary, tuple(hops), marker is not None, complete)
+
+
+def _shebang(tree: ProcessTree, path: str | None) -> tuple[str, ...] | None:
+    """The `#!` line's words of file `path` as the trace shows it written, or None."""
+    if not path:
+        return None
+    data = b"".join(
+        w.data for w in tree.writes if w.channel.kind == "file" and w.channel.key == path
+    )
+    if not data.startswith(b"#!"):
+        return None
+    words = data[2:].split(b"\n", 1)[0].decode("utf-8", "surrogateescape").split()
+    return tuple(words) or None
 
 
 def _tree(trees: Sequence[ProcessTree], image: Image) -> ProcessTree:

@@ -50,6 +50,7 @@ from boundary_audit.observe.chain import (
     Chain,
     Hop,
 )
+from boundary_audit.observe.shells import SHELLS
 from boundary_audit.taxonomy import BoundaryClass, Contract
 from boundary_audit.transports import TRANSPORTS
 from boundary_audit.transports.argv import (
@@ -284,7 +285,8 @@ def _layer(hop: Hop, canary: Canary) -> str:
     if hop.via == REMOTE:
         return f"ssh session -> remote {call.shell if call else hop.program} -c (shell parse)"
     if hop.via == FILE:
-        return f"file -> {name} FILE" + (" (shell parse)" if hop.parses else "")
+        runner = call.shell if call is not None and hop.program not in SHELLS else name
+        return f"file -> {runner} FILE" + (" (shell parse)" if hop.parses else "")
     if hop.via == STDIN:
         parse = " (shell parse)" if hop.parses else ""
         return f"stdin -> {name}{parse}" if parse else f"stdin -> {name} (relay)"

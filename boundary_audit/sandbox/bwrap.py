@@ -208,6 +208,13 @@ class BwrapSandbox(Sandbox):
     name = "bwrap"
     isolated = True
 
+    def __init__(self, limits: Limits | None = None, *, tracing: bool = False) -> None:
+        """`tracing=True` is for observation runs only (`boundary_audit.observe`): the outer
+        seccomp filter then lets the tracer use ptrace (`seccomp.TRACING`); the traced program
+        re-installs the default filter before it runs anything of the harness."""
+        super().__init__(limits)
+        self.tracing = tracing
+
     def describe(self) -> str:
         return bwrap_version(shutil.which("bwrap") or "bwrap") or self.name
 
@@ -215,7 +222,8 @@ class BwrapSandbox(Sandbox):
         return confinement_notices()
 
     def confined_by(self) -> tuple[str, ...]:
-        return ("namespaces, read-only root, no network", *host_confinement())
+        traced = ("ptrace for the tracer only",) if self.tracing else ()
+        return ("namespaces, read-only root, no network", *host_confinement(), *traced)
 
     @contextmanager
     def workspace(self) -> Iterator[Workspace]:
@@ -292,7 +300,7 @@ class BwrapSandbox(Sandbox):
         cgroup = RunCgroup.create(lim.max_procs, lim.memory_bytes, lim.cpus)
         ident = identity.Identity(ws.uid, ws.gid)
         status = _exec.StatusPipe()
-        filter_fd = seccomp.program_fd()
+        filter_fd = seccomp.program_fd(seccomp.TRACING if self.tracing else frozenset())
         command = [
             *limit_prefix(lim, cgroup, ident=ident, groups=self.granted_groups),
             *self.bwrap_argv(ws, filter_fd),

@@ -18,6 +18,15 @@ bwrap loads it (`--seccomp FD`) after `no_new_privs`, just before it executes th
 so the reaper and everything under it are filtered; the Docker backend gets the same list as
 a Docker seccomp profile (`docker_profile`). The numbers are the kernel's, per architecture
 (`arch/x86/entry/syscalls/syscall_64.tbl`, `include/uapi/asm-generic/unistd.h`).
+
+Observation runs (`boundary_audit.observe`) trace a harness with strace, which needs ptrace.
+Only they ask for `program(arch, allow=TRACING)`: the same program without the TRACING
+entries, loaded by bwrap for the run's pid 1 (the reaper) and strace, both our own code. The
+first program strace starts re-installs the default program on itself (`observe/seal.py`)
+before it executes the harness, and a seccomp filter cannot be removed once installed, so the
+harness and everything under it run under exactly the default filter: no process that runs
+code of the harness or of a reply can call ptrace, so neither the reaper nor the tracer can
+be attached to. Every other run gets the default program, unchanged.
 """
 
 from __future__ import annotations
@@ -97,6 +106,10 @@ DENIED: tuple[str, ...] = (
 )
 """Every system call the filter refuses, by name."""
 
+TRACING = frozenset({"ptrace", "process_vm_readv"})
+"""What an observation run's outer filter allows, for the tracer only (see the docstring):
+ptrace, and the fast read of a tracee's memory that strace tries first."""
+
 NOT_IMPLEMENTED = frozenset({"io_uring_setup", "io_uring_enter", "io_uring_register"})
 """Refused with ENOSYS instead of EPERM: callers treat it as "not available" and fall back."""
 
@@ -171,14 +184,20 @@ def native_arch() -> Arch | None:
     return ARCHES.get(platform.machine())
 
 
-def program(arch: Arch) -> bytes:
-    """The filter as `struct sock_filter[]` bytes, ready for bwrap's `--seccomp FD`."""
+def program(arch: Arch, allow: frozenset[str] = frozenset()) -> bytes:
+    """The filter as `struct sock_filter[]` bytes, ready for bwrap's `--seccomp FD`.
+
+    `allow` names entries of DENIED to leave out: only ever TRACING, for an observation run's
+    outer filter; the default (empty) is the filter every other run gets."""
+    unknown = allow - TRACING
+    if unknown:
+        raise ValueError(f"only {sorted(TRACING)} may be allowed, not {sorted(unknown)}")
     eperm = _RET_ERRNO | errno.EPERM
     enosys = _RET_ERRNO | errno.ENOSYS
     denied = [
         (arch.numbers[n], enosys if n in NOT_IMPLEMENTED else eperm)
         for n in DENIED
-        if n in arch.numbers
+        if n in arch.numbers and n not in allow
     ]
     out = [
         _insn(_LD_W_ABS, 0, 0, _OFF_ARCH),
@@ -201,18 +220,18 @@ def denied_here() -> tuple[str, ...]:
 
 
 @functools.cache
-def program_here() -> bytes | None:
+def program_here(allow: frozenset[str] = frozenset()) -> bytes | None:
     """The filter for this machine, built once; None where the architecture is unknown."""
     arch = native_arch()
-    return program(arch) if arch is not None else None
+    return program(arch, allow) if arch is not None else None
 
 
-def program_fd() -> int | None:
+def program_fd(allow: frozenset[str] = frozenset()) -> int | None:
     """A fresh readable descriptor holding the filter (bwrap reads it once), or None.
 
     A memfd, so nothing touches the disk; the caller passes it to the child and closes it.
     """
-    data = program_here()
+    data = program_here(allow)
     if data is None:
         return None
     fd = os.memfd_create("ba-seccomp", os.MFD_CLOEXEC)

@@ -170,3 +170,35 @@ def test_attacks_never_run_without_isolation(host: Host) -> None:
     tempdir = TempdirSandbox(LIMITS)
     with pytest.raises(RuntimeError, match="refusing to run attacks in sandbox 'tempdir'"):
         run_attack(KINDS["kill-everything"], make_transport("raw"), tempdir, host)
+
+
+# -- the holes the full corpus found, each a regression test -----------------------------------
+
+ESCAPED_BEFORE = [
+    pytest.param("write-script-plant", "script-bash", "bwrap", marks=pytest.mark.bwrap),
+    pytest.param("ssh-fanout-memory", "ssh", "bwrap", marks=[pytest.mark.bwrap, pytest.mark.sshd]),
+    pytest.param("ssh-fanout-disk", "ssh", "bwrap", marks=[pytest.mark.bwrap, pytest.mark.sshd]),
+    pytest.param("status-link", "raw", "docker", marks=pytest.mark.docker),
+    pytest.param("status-fifo", "raw", "docker", marks=pytest.mark.docker),
+]
+"""(kind, transport, sandbox) that escaped before the fixes: a host-root write through a
+planted link, limits multiplied by remote runs, a host read through a link or a FIFO."""
+
+
+@pytest.mark.parametrize(("kind", "transport", "backend"), ESCAPED_BEFORE)
+def test_the_holes_the_corpus_found_stay_closed(
+    kind: str, transport: str, backend: str, host: Host, request: pytest.FixtureRequest
+) -> None:
+    if backend == "docker":
+        sandbox = make_sandbox("docker", LIMITS, engine=request.getfixturevalue("docker_engine"))
+    else:
+        if transport == "ssh":
+            request.getfixturevalue("ssh_service")
+        sandbox = make_sandbox("bwrap", LIMITS)
+    try:
+        run = run_attack(KINDS[kind], make_transport(transport), sandbox, host)
+    finally:
+        sandbox.close()
+    assert (run.outcome, run.evidence, run.error) == ("contained", [], "")
+    assert run.reached
+    assert run.duration_s < LIMITS.timeout_s * 4 + LIMITS.grace_s + 10

@@ -9,6 +9,7 @@ from __future__ import annotations
 import os
 import time
 from collections.abc import Iterator
+from pathlib import Path
 
 import pytest
 
@@ -130,9 +131,14 @@ def test_no_cgroup_is_left_behind(make) -> None:  # type: ignore[no-untyped-def]
     hier = _cgroup.hierarchy()
     assert hier is not None and _cgroup.missing() == ()
     box = make(timeout_s=1)
+    mine = f"{os.getpid()}."
+
+    def ours() -> set[Path]:
+        return {p for d in hier.dirs for p in d.iterdir() if p.name.startswith(mine)}
+
+    before = ours()  # workspaces other tests of this worker still hold
     for script in ("setsid sleep 100 & sleep 100", "sleep 100 &", "exit 3"):
         with box.workspace() as ws:
             box.run(ws, ["/bin/sh", "-c", script])
-    mine = f"{os.getpid()}."
-    left = [p for d in hier.dirs for p in d.iterdir() if p.name.startswith(mine)]
-    assert left == []
+            assert ws.cgroup is not None  # the workspace's group, with one run child each
+    assert ours() - before == set()

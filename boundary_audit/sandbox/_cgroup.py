@@ -32,6 +32,7 @@ from pathlib import Path
 
 from boundary_audit import supervisor
 from boundary_audit.sandbox import _procfs
+from boundary_audit.sandbox.interface import Limits, Workspace
 
 PARENT = "boundary-audit"
 CONTROLLERS = ("pids", "memory", "cpu")
@@ -135,24 +136,39 @@ class RunCgroup:
         """controller -> this run's directory (v2: one directory for all)."""
 
     @classmethod
-    def create(cls, max_procs: int, memory_bytes: int, cpus: float = 1.0) -> RunCgroup | None:
-        """A fresh cgroup with the limits set, or None where no hierarchy is usable."""
-        hier = hierarchy()
+    def create(
+        cls,
+        max_procs: int,
+        memory_bytes: int,
+        cpus: float = 1.0,
+        *,
+        parent: RunCgroup | None = None,
+    ) -> RunCgroup | None:
+        """A fresh cgroup with the limits set, or None where no hierarchy is usable.
+
+        With `parent` (a workspace's group, which holds the limits), a child of it without
+        limits of its own: the parent's bind every run of the workspace together, so that
+        runs a reply starts on its own behalf (the ssh transport's remote commands) cannot
+        multiply its memory, disk or process budget.
+        """
+        hier = hierarchy() if parent is None else parent.hierarchy
         if hier is None:
             return None
         seq = next(cls._seq)
         if seq == 0:
             reap_stale()
         name = f"{os.getpid()}.{seq}"
+        bases = hier.parents if parent is None else parent.dirs
         made: dict[str, Path] = {}
         try:
-            for controller, parent in hier.parents.items():
-                path = parent / name
+            for controller, base in bases.items():
+                path = base / name
                 if path not in made.values():
                     path.mkdir()
                 made[controller] = path
             group = cls(hier, made)
-            group._limit(max_procs, memory_bytes, cpus)
+            if parent is None:
+                group._limit(max_procs, memory_bytes, cpus)
         except OSError:
             for path in set(made.values()):
                 _rmdir(path)
@@ -191,29 +207,33 @@ class RunCgroup:
         return tuple(c for c in CONTROLLERS if c in self.dirs)
 
     def members(self) -> list[int]:
-        """Pids currently in the run (zombies included until they are reaped)."""
+        """Pids currently in the run or in a child of it (zombies included until reaped)."""
         found: set[int] = set()
-        for procs in self.procs_files:
-            try:
-                found.update(int(line) for line in procs.read_text().split())
-            except OSError:
-                continue
+        for top in sorted(set(self.dirs.values())):
+            for here, _dirs, _files in os.walk(top):
+                try:
+                    found.update(int(x) for x in Path(here, "cgroup.procs").read_text().split())
+                except OSError:
+                    continue
         return sorted(found)
 
     def oom_kills(self) -> int:
-        """How many processes the memory limit killed in this run so far."""
+        """A count that grows whenever the memory limit kills a process in this group or a
+        child of it (v1 counts a kill in the victim's own cgroup: the children are summed)."""
         d = self.dirs.get("memory")
         if d is None:
             return 0
-        events = d / ("memory.events" if self.hierarchy.version == 2 else "memory.oom_control")
-        try:
-            for line in events.read_text().splitlines():
-                key, _, value = line.partition(" ")
-                if key == "oom_kill":
-                    return int(value)
-        except (OSError, ValueError):
-            pass
-        return 0
+        name = "memory.events" if self.hierarchy.version == 2 else "memory.oom_control"
+        total = 0
+        for here, _dirs, _files in os.walk(d):
+            try:
+                for line in Path(here, name).read_text().splitlines():
+                    key, _, value = line.partition(" ")
+                    if key == "oom_kill":
+                        total += int(value)
+            except (OSError, ValueError):
+                continue
+        return total
 
     def kill_all(self, deadline: float) -> None:
         """SIGKILL members until none is left alive or `deadline` (monotonic) passes."""
@@ -230,7 +250,12 @@ class RunCgroup:
     def remove(self, deadline: float) -> bool:
         """Remove the cgroup(s) once the last member is reaped; False if one stayed busy."""
         done = True
-        for path in sorted(set(self.dirs.values())):
+        nested = [
+            Path(here)
+            for top in sorted(set(self.dirs.values()))
+            for here, _dirs, _files in os.walk(top, topdown=False)
+        ]
+        for path in nested:
             while not _rmdir(path):
                 if time.monotonic() > deadline:
                     done = False
@@ -242,6 +267,34 @@ class RunCgroup:
                 supervisor.ledger().release(token)
             self._tokens = []
         return done
+
+
+def workspace_group(ws: Workspace, limits: Limits) -> RunCgroup | None:
+    """The workspace's limits group, made by its first run (None where cgroups are unusable);
+    every run of the workspace is a child of it, and `release_workspace` removes it."""
+    group = ws.cgroup
+    if group is None:
+        group = RunCgroup.create(limits.max_procs, limits.memory_bytes, limits.cpus)
+        ws.cgroup = group
+    assert group is None or isinstance(group, RunCgroup)
+    return group
+
+
+def run_group(ws: Workspace, limits: Limits) -> tuple[RunCgroup | None, RunCgroup | None]:
+    """(the workspace's group, a fresh child of it for one run), or (None, None)."""
+    group = workspace_group(ws, limits)
+    if group is None:
+        return None, None
+    return group, RunCgroup.create(0, 0, parent=group)
+
+
+def release_workspace(ws: Workspace, grace_s: float) -> None:
+    """Kill what is left in the workspace's group and remove it."""
+    group, ws.cgroup = ws.cgroup, None
+    if isinstance(group, RunCgroup):
+        deadline = time.monotonic() + grace_s
+        group.kill_all(deadline)
+        group.remove(deadline)
 
 
 def _write_if_present(path: Path, value: str) -> None:

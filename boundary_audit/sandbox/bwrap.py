@@ -297,7 +297,8 @@ class BwrapSandbox(Sandbox):
 
         The spawned status is empty if the reaper never started."""
         lim = self.limits
-        cgroup = RunCgroup.create(lim.max_procs, lim.memory_bytes, lim.cpus)
+        group, cgroup = _cgroup.run_group(ws, lim)
+        oom_before = group.oom_kills() if group is not None else 0
         ident = identity.Identity(ws.uid, ws.gid)
         status = _exec.StatusPipe()
         filter_fd = seccomp.program_fd(seccomp.TRACING if self.tracing else frozenset())
@@ -320,7 +321,7 @@ class BwrapSandbox(Sandbox):
                 status=status,
                 extra_fds=(filter_fd,) if filter_fd is not None else (),
             )
-            return done, cgroup is not None and cgroup.oom_kills() > 0
+            return done, group is not None and group.oom_kills() > oom_before
         finally:
             status.close()
             if filter_fd is not None:

@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import os
 import shutil
+import stat
 import tempfile
 import threading
 import time
@@ -204,10 +205,7 @@ class DockerSandbox(Sandbox):
             _kill(container, self.limits.grace_s)
         out.thread.join(timeout=self.limits.grace_s)
         if not timed_out:
-            try:
-                escaped = parse_escaped((ctl / "status").read_text("ascii", "replace"))
-            except OSError:
-                escaped = 0
+            escaped = parse_escaped(_read_status(ctl))
         oom = _oom_killed(container)
         return ExecResult(
             exit_code=code,
@@ -256,6 +254,29 @@ def _cgroup_oom_kills(pid: int) -> int:
         except (OSError, ValueError):
             continue
     return 0
+
+
+def _read_status(ctl: Path, limit: int = 4096) -> str:
+    """The reaper's status file, read as a hostile file: the control dir belongs to the run's
+    uid, so `status` may have become a link, a FIFO or a huge file. Never followed, never
+    blocking, at most `limit` bytes; "" when it is not a regular file."""
+    flags = os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_NOCTTY | os.O_CLOEXEC
+    try:
+        dir_fd = os.open(ctl, os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC)
+    except OSError:
+        return ""
+    try:
+        fd = os.open("status", flags, dir_fd=dir_fd)
+    except OSError:
+        return ""
+    finally:
+        os.close(dir_fd)
+    try:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            return ""
+        return os.read(fd, limit).decode("ascii", "replace")
+    finally:
+        os.close(fd)
 
 
 def run_user(ws: Workspace) -> str:

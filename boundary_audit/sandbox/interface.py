@@ -75,6 +75,9 @@ class Workspace:
     """The host uid every process of this workspace runs as (`identity`); -1 means the
     invoking user (a workspace made by hand)."""
     gid: int = -1
+    cgroup: object | None = None
+    """The workspace's limits group (`_cgroup.workspace_group`): every run of the workspace
+    is a child of it, so its limits bind the workspace's runs as a whole."""
     adopted: bool = False
     """True once the workspace's files were given to `uid` (`layout.adopt_workspace`)."""
 

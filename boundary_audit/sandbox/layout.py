@@ -33,7 +33,9 @@ import tempfile
 import uuid
 from pathlib import Path
 
-from boundary_audit.sandbox import identity, store
+from boundary_audit._spawn import SPAWN_LOCK
+from boundary_audit.errors import SandboxError
+from boundary_audit.sandbox import _cgroup, identity, store
 from boundary_audit.sandbox.interface import Workspace
 
 SUBDIRS = ("work", "home", "obs", "bin")
@@ -103,6 +105,55 @@ def work_cwd(ws: Workspace) -> Path:
     return Path(f"/proc/self/fd/{ws.work_fd}") if ws.work_fd >= 0 else ws.work
 
 
+CREATE = os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC
+WRITE_ATTEMPTS = 5
+
+
+def write_new(ws: Workspace, rel: str, data: bytes, mode: int = 0o644) -> Path:
+    """Write a file the host adds to a workspace after replies ran, and give it to the
+    workspace's uid; `rel` is relative to the workspace root (the inner /tmp).
+
+    The workspace is the reply's: anything already at `rel` (a link to /etc/shadow, a FIFO)
+    is removed, never followed or opened, and the file is created fresh with O_EXCL |
+    O_NOFOLLOW through descriptors of its directories, each opened without following a link.
+    A reply that keeps planting something there makes this a SandboxError, not a host write.
+    """
+    parts = [p for p in rel.split("/") if p]
+    if not parts or any(p in (".", "..") for p in parts):
+        raise ValueError(f"not a workspace-relative file name: {rel!r}")
+    dir_fd = os.open(ws.root, os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC)
+    try:
+        for part in parts[:-1]:
+            nxt = os.open(part, os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC,
+                          dir_fd=dir_fd)  # fmt: skip
+            os.close(dir_fd)
+            dir_fd = nxt
+        name = parts[-1]
+        for _ in range(WRITE_ATTEMPTS):
+            try:
+                fd = os.open(name, CREATE, mode, dir_fd=dir_fd)
+            except FileExistsError:
+                try:
+                    os.unlink(name, dir_fd=dir_fd)
+                except IsADirectoryError:
+                    _rmtree(Path(f"/proc/self/fd/{dir_fd}") / name)
+                except FileNotFoundError:
+                    pass
+                continue
+            try:
+                with SPAWN_LOCK:  # a file a child may run (see _spawn)
+                    os.write(fd, data)
+                os.fchmod(fd, mode)
+                if ws.uid >= 0 and ws.uid != os.geteuid():
+                    os.fchown(fd, ws.uid, ws.gid)
+            finally:
+                os.close(fd)
+            return ws.root.joinpath(*parts)
+    finally:
+        os.close(dir_fd)
+    raise SandboxError(f"sandbox: cannot write {rel} into the workspace: something keeps taking it")
+
+
 def give(ws: Workspace, path: Path) -> None:
     """Give one host-written entry of workspace `ws` to the workspace's identity."""
     identity.give(path, identity.Identity(ws.uid, ws.gid))
@@ -132,6 +183,7 @@ def remove_workspace(ws: Workspace) -> None:
             os.close(fd)
     ws.work_fd = ws.obs_fd = -1
     try:
+        _cgroup.release_workspace(ws, grace_s=2.0)
         identity.release(identity.Identity(ws.uid, ws.gid))
     finally:
         _rmtree(ws.root)

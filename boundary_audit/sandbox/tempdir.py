@@ -71,7 +71,8 @@ class TempdirSandbox(Sandbox):
     ) -> ExecResult:
         full_env = {**self.base_env(ws), **(env or {})}
         lim = self.limits
-        cgroup = RunCgroup.create(lim.max_procs, lim.memory_bytes, lim.cpus)
+        group, cgroup = _cgroup.run_group(ws, lim)
+        oom_before = group.oom_kills() if group is not None else 0
         marker = f"BA_RUN_ID={ws.run_id}".encode()
         try:
             done = _exec.spawn(
@@ -84,7 +85,7 @@ class TempdirSandbox(Sandbox):
                 grace_s=self.limits.grace_s,
                 sweep=lambda pid, timed_out: self._sweep(pid, timed_out, cgroup, marker),
             )
-            oom = cgroup is not None and cgroup.oom_kills() > 0
+            oom = group is not None and group.oom_kills() > oom_before
         finally:
             if cgroup is not None:
                 cgroup.remove(time.monotonic() + self.limits.grace_s)

@@ -15,6 +15,7 @@ import hashlib
 from pathlib import PurePosixPath
 from typing import ClassVar
 
+from boundary_audit.sandbox import layout
 from boundary_audit.sandbox.interface import ExecResult, Sandbox, Workspace
 from boundary_audit.taxonomy import BoundaryClass
 from boundary_audit.transports.interface import Transport, refusal, rejected
@@ -39,7 +40,7 @@ class ScriptTransport(Transport):
             return rejected(why)
         data = reply.encode("utf-8")
         name = f"tmp_code_{hashlib.sha256(data).hexdigest()}.{self.extension}"
-        (ws.tmp / name).write_bytes(data)
+        layout.write_new(ws, name, data)  # never through a link a reply planted under the name
         inner = str(PurePosixPath(ws.inner_tmp) / name)
         return sandbox.run(ws, [*str(self.params["prefix"]).split(), self.interpreter, inner])
 

@@ -170,13 +170,17 @@ class SshTransport(Transport):
         name = f"ba-ssh-{token[:8]}"
         host_dir, inner_dir = ws.tmp / name, f"{ws.inner_tmp.rstrip('/')}/{name}"
         multiplex = len(replies) > 1
-        _write_client_files(host_dir, inner_dir, service.keys, multiplex)
+        # NOTE: nothing of the workspace runs while the host writes here (runs are sequential
+        # and nothing outlives one); the files go in through descriptors anyway, never a link.
+        host_dir.mkdir(mode=0o700)
+        layout.write_new(ws, f"{name}/ssh_config", client_config(inner_dir, multiplex).encode())
+        layout.write_new(ws, f"{name}/client_key", service.keys.client_private.encode(), 0o600)
         per_reply = reply_timeout(self.params, sandbox)
         remote = _RemoteRuns(ws, sandbox, per_reply)
         relay = UnixRelay(str(host_dir / "relay.sock"), service.port)
-        # The client runs as the workspace's own uid: what the host wrote is given to it.
-        for path in (host_dir, host_dir / "ssh_config", host_dir / "client_key", relay.path):
-            layout.give(ws, Path(path))
+        # The client runs as the workspace's own uid: what the host made is given to it.
+        for path in (host_dir, Path(relay.path)):
+            layout.give(ws, path)
         service.register(token, remote)
         q, shell = str(self.params["quoting"]), str(self.params["local_shell"])
         config = f"{inner_dir}/ssh_config"
@@ -206,13 +210,3 @@ def _annotated(res: ExecResult) -> TransportResult:
     elif res.exit_code == 255:
         note = "ssh itself failed (exit 255)"
     return TransportResult(**{f.name: getattr(res, f.name) for f in fields(res)}, note=note)
-
-
-def _write_client_files(
-    host_dir: Path, inner_dir: str, keys: sshd.SshKeys, multiplex: bool
-) -> None:
-    host_dir.mkdir(mode=0o700)
-    (host_dir / "ssh_config").write_text(client_config(inner_dir, multiplex), encoding="utf-8")
-    key = host_dir / "client_key"
-    key.touch(mode=0o600)
-    key.write_text(keys.client_private, encoding="ascii")

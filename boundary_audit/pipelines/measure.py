@@ -346,9 +346,8 @@ def probe_findings(
     """Measure every active model-controlled finding's derived path; return them with evidence."""
     progress = progress or NoProgress()
     the_plan = plan(findings, commit=commit, settings=settings, adapters=adapters)
-    refused = tuple(f"not probed through {k}: {v}" for k, v in sorted(the_plan.refused.items()))
     if not the_plan.measured:
-        return ProbeOutcome(tuple(findings), refused, adapters=the_plan.adapters)
+        return outcome(findings, the_plan, settings, (), (), (), [], "", {})
     tasks = load_tasks(settings.select)
     sets = [load_reply_set(s, tasks) for s in settings.replies]
     with make_sandbox(settings.sandbox, Limits(timeout_s=settings.timeout_s)) as sandbox:
@@ -356,25 +355,47 @@ def probe_findings(
             the_plan, tasks, sets, sandbox, jobs=settings.jobs, progress=progress
         )
         confinement = sandbox.confinement()
-    prints = _fingerprints(the_plan, settings) if settings.probes else {}
+    prints = fingerprint_routes(the_plan, settings) if settings.probes else {}
+    names = [s.name for s in sets]
+    return outcome(
+        findings, the_plan, settings, tasks, names, records, skipped, confinement, prints
+    )
+
+
+def outcome(
+    findings: Sequence[Finding],
+    the_plan: Plan,
+    settings: ProbeSettings,
+    tasks: Sequence[Task],
+    reply_sets: Sequence[str],
+    records: Sequence[RunRecord],
+    skipped: Sequence[tuple[str, str]],
+    confinement: str,
+    prints: Mapping[str, tuple[ProbeFact, ...]],
+) -> ProbeOutcome:
+    """The findings with the evidence of `records` (however they were run: here, or unit by
+    unit on a fleet's workers), the notes on what was not measured, and the probe's summary."""
+    refused = tuple(f"not probed through {k}: {v}" for k, v in sorted(the_plan.refused.items()))
+    if not the_plan.measured:
+        return ProbeOutcome(tuple(findings), refused, adapters=the_plan.adapters)
     notes = refused + tuple(f"not probed through {t}: {why}" for t, why in skipped)
     ran = sorted({r.transport for r in records}, key=lambda x: (x != BASELINE, x))
-    out = attach(findings, the_plan, records, [s.name for s in sets])
+    out = attach(findings, the_plan, records, list(reply_sets))
     info = ProbeInfo(
         select=settings.select,
         tasks=len(tasks),
         core=sum(1 for t in tasks if t.core),
-        reply_sets=tuple(s.name for s in sets),
+        reply_sets=tuple(reply_sets),
         transports=tuple(ran),
         errors=run_errors(records),
         not_measured=tuple(sorted((*skipped, *the_plan.refused.items()))),
     )
     return ProbeOutcome(
-        out, notes, tuple(ran), confinement, info, dict(the_plan.adapters), records, prints
+        out, notes, tuple(ran), confinement, info, dict(the_plan.adapters), tuple(records), prints
     )
 
 
-def _fingerprints(the_plan: Plan, settings: ProbeSettings) -> dict[str, tuple[ProbeFact, ...]]:
+def fingerprint_routes(the_plan: Plan, settings: ProbeSettings) -> dict[str, tuple[ProbeFact, ...]]:
     """The probes through raw and through every route of a path (not the fixes)."""
     labels = sorted(
         {label for rows in the_plan.measured.values() for role, _, label in rows if role == "path"}
@@ -395,15 +416,20 @@ def probe_report(
     progress: Progress | None = None,
 ) -> ScanReport:
     """`report` with its model-controlled findings measured (the dynamic step of `scan`)."""
-    outcome = probe_findings(report.findings, settings, commit=report.commit, progress=progress)
+    found = probe_findings(report.findings, settings, commit=report.commit, progress=progress)
+    return with_outcome(report, found)
+
+
+def with_outcome(report: ScanReport, found: ProbeOutcome) -> ScanReport:
+    """`report` with the measured findings, notes and probe summary of `found`."""
     return replace(
         report,
-        findings=outcome.findings,
-        notes=(*report.notes, *outcome.notes),
-        sandbox=outcome.sandbox,
-        probe=outcome.info,
-        adapters=outcome.adapters,
-        probe_facts=outcome.fingerprints,
+        findings=found.findings,
+        notes=(*report.notes, *found.notes),
+        sandbox=found.sandbox,
+        probe=found.info,
+        adapters=found.adapters,
+        probe_facts=found.fingerprints,
     )
 
 

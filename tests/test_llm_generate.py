@@ -23,9 +23,8 @@ from typing import Any
 
 import pytest
 
-from boundary_audit.errors import ProbeError
 from boundary_audit.llm.mock_server import MockServer, Script
-from boundary_audit.tasks import load_reply_set, load_tasks
+from boundary_audit.tasks import load_reply_set, load_reply_sets, load_tasks
 from tests.support.llm_mock import KEY, for_task, instruction, text_reply
 
 Mock = Callable[[dict[str, Any]], MockServer]
@@ -344,17 +343,23 @@ def test_the_probe_reads_raw_and_disclosed_files(mock_llm: Mock, tmp_path: Path)
     )
 
 
-def test_todays_probe_loader_refuses_the_native_contract(mock_llm: Mock, tmp_path: Path) -> None:
-    """Documents the step left for the restructure (docs/models.md): the loader knows only
-    raw and disclosed; native lines need it to learn `native`."""
+def test_the_loader_reads_native_lines_with_their_draws(mock_llm: Mock, tmp_path: Path) -> None:
+    """Native lines load as contract `native`, one group per draw (`FILE#native-dN`)."""
     server = mock_llm({"default": {"kind": "tool_call", "arguments": {"command": "true"}}})
     out = tmp_path / "r.jsonl"
     assert (
-        generate(server, "--select", "write-file-t0", "-c", "native", "-o", str(out)).returncode
+        generate(
+            server, "--select", "write-file-t0", "-c", "native", "-k", "2", "-o", str(out)
+        ).returncode
         == 0
     )
-    with pytest.raises(ProbeError, match="contract 'native' is not one of raw, disclosed"):
-        load_reply_set(out, load_tasks("all"))
+    sets = load_reply_sets(out, load_tasks("all"))
+    assert [
+        (s.name, [(r.reply, r.contract, r.draw, r.failure) for r in s.replies]) for s in sets
+    ] == [
+        ("r.jsonl#native-d0", [("true", "native", 0, None)]),
+        ("r.jsonl#native-d1", [("true", "native", 1, None)]),
+    ]
 
 
 def test_the_key_is_never_written_nor_shown(mock_llm: Mock, tmp_path: Path) -> None:

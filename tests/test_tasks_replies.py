@@ -72,8 +72,8 @@ def test_jsonl_file_with_defaults_and_options(tmp_path: Path) -> None:
         ),
         (b'{"task_id": "write-file-t9", "reply": "x"}\n', "{f}:1: unknown task id 'write-file-t9'"),
         (
-            b'{"task_id": "write-file-t0", "reply": "x", "contract": "native"}\n',
-            "{f}:1: contract 'native' is not one of raw, disclosed",
+            b'{"task_id": "write-file-t0", "reply": "x", "contract": "natvie"}\n',
+            "{f}:1: contract 'natvie' is not one of raw, disclosed, native",
         ),
         (
             b'{"task_id": "write-file-t0", "reply": "x", "reply_id": ""}\n',

@@ -4,8 +4,9 @@ Everything the user gave is checked before anything runs (task selection, every 
 transport names), so a bad input costs nothing and loses nothing. A reply file with several
 (contract, draw) groups is split into one reply set per group (`tasks.replies.ReplySet.groups`),
 so that each holds one reply per task per model and the summary pairs them task by task.
-Then one sandbox is made, preflighted, and the runner runs the whole matrix. `raw` is the baseline damage is measured
-against: when another transport is asked for without it, it is added (and a note says so).
+Then one sandbox is made, preflighted, and the runner runs the whole matrix. `raw` is the
+baseline damage is measured against: when another transport is asked for without it, it is
+added (and a note says so).
 """
 
 from __future__ import annotations

@@ -11,11 +11,11 @@ along) are optional. Two keys of `meta` are read, as `generate` writes them: `dr
 >= 0: which of several replies to the same task, model and contract this is) and `failure` (a
 string: the model gave no usable command, for that reason; the reply is never run and its runs
 fail with `failed reply: <reason>`). Blank lines are skipped. Any other problem (bad JSON, a
-missing or misspelt key, a wrong type, an unknown task id, a repeated (task_id, reply_id), a
-`meta.draw` that is not an integer >= 0, a `meta.failure` that is neither a string nor null,
-text that is not text: a lone surrogate such as `"\ud800"` anywhere, a NUL `"\u0000"` in one of
-the string fields) is a ProbeError naming `file:line` (exit code 4), and nothing is run. The
-built-in sets are held to the same rule, naming the task file.
+missing or misspelt key, a wrong type, an unknown task id, a repeated (task_id, model,
+reply_id), a `meta.draw` that is not an integer >= 0, a `meta.failure` that is neither a
+string nor null, text that is not text: a lone surrogate such as `"\ud800"` anywhere, a NUL
+`"\u0000"` in one of the string fields) is a ProbeError naming `file:line` (exit code 4), and
+nothing is run. The built-in sets are held to the same rule, naming the task file.
 
 A file may hold several replies to one task from one model: one per (contract, draw) *group*.
 `load_reply_sets` splits such a file into one `ReplySet` per group, named
@@ -156,15 +156,16 @@ def read_jsonl(path: Path, known_ids: set[str]) -> ReplySet:
     except OSError as exc:
         raise ProbeError(f"{path}: cannot read reply file: {exc.strerror or exc}") from None
     replies: list[Reply] = []
-    seen: dict[tuple[str, str], int] = {}
+    seen: dict[tuple[str, str | None, str], int] = {}
     for lineno, line in enumerate(raw.split(b"\n"), start=1):
         if not line.strip():
             continue
         reply = _parse_line(path, lineno, line, known_ids)
-        key = (reply.task_id, reply.reply_id)
+        key = (reply.task_id, reply.model, reply.reply_id)
         if key in seen:
+            who = f" from model {reply.model!r}" if reply.model else ""
             raise ProbeError(
-                f"{path}:{lineno}: reply_id {reply.reply_id!r} for task {reply.task_id!r} "
+                f"{path}:{lineno}: reply_id {reply.reply_id!r} for task {reply.task_id!r}{who} "
                 f"repeats line {seen[key]}"
             )
         seen[key] = lineno

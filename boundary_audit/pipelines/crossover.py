@@ -25,7 +25,12 @@ from typing import Any
 from boundary_audit import __version__
 from boundary_audit.errors import ProbeError, UsageError
 from boundary_audit.metrics import MetricsInputError, as_run
-from boundary_audit.pipelines.probe import ProbeOptions, execute_probes, prepare_probes
+from boundary_audit.pipelines.probe import (
+    ProbeOptions,
+    ProbePlan,
+    execute_probes,
+    prepare_probes,
+)
 from boundary_audit.progress import Progress
 from boundary_audit.record import RunRecord
 from boundary_audit.results.crossover import (
@@ -36,7 +41,7 @@ from boundary_audit.results.crossover import (
     build_crossover,
 )
 from boundary_audit.sandbox import Limits, make_sandbox
-from boundary_audit.tasks import load_tasks
+from boundary_audit.tasks import ReplySet, load_tasks
 from boundary_audit.tasks.vocabulary import CORE_FAMILIES, MECHANISM_GROUPS
 from boundary_audit.taxonomy import BASELINE
 
@@ -72,8 +77,8 @@ class CrossoverPlan:
 
     options: CrossoverOptions
     transports: tuple[str, ...]
-    probe: Any = None
-    """The `ProbePlan` when replies are to be run."""
+    probe: ProbePlan | None = None
+    """The probe's plan when replies are to be run."""
     records: tuple[RunRecord, ...] = ()
     sandbox: str = ""
     table8: tuple[Table8Row, ...] = ()
@@ -122,18 +127,33 @@ def prepare_crossover(options: CrossoverOptions) -> CrossoverPlan:
     return CrossoverPlan(options, transports, probe, (), "", table8)
 
 
-def _check_contracts(reply_sets: Sequence[Any]) -> None:
-    contracts: dict[str, set[str]] = {}
+def _check_contracts(reply_sets: Sequence[ReplySet]) -> None:
+    """Some model has both contracts, and each such model the same draws under both."""
+    draws: dict[str, dict[str, set[int | None]]] = {}
     for rs in reply_sets:
         for reply in rs.replies:
-            contracts.setdefault(reply.model or rs.origin, set()).add(reply.contract)
-    if not any(set(CONTRACTS) <= found for found in contracts.values()):
-        shown = "; ".join(f"{m}: {', '.join(sorted(c))}" for m, c in sorted(contracts.items()))
+            who = reply.model or rs.origin
+            draws.setdefault(who, {}).setdefault(reply.contract, set()).add(reply.draw)
+    if not any(set(CONTRACTS) <= set(found) for found in draws.values()):
+        shown = "; ".join(f"{m}: {', '.join(sorted(c))}" for m, c in sorted(draws.items()))
         raise ProbeError(
             "no model has replies under both the raw and the disclosed contract "
             f"({shown}); a crossover needs both",
             hint="generate both: `boundary-audit generate -c raw -c disclosed ...`",
         )
+    for model, found in sorted(draws.items()):
+        if set(CONTRACTS) <= set(found) and found["raw"] != found["disclosed"]:
+            raw, disclosed = (_draws(found[c]) for c in CONTRACTS)
+            raise ProbeError(
+                f"{model}: the raw replies have draws [{raw}] and the disclosed ones "
+                f"[{disclosed}]; the crossover pairs replies by (task, draw)"
+            )
+
+
+def _draws(found: set[int | None]) -> str:
+    return ", ".join(
+        "-" if d is None else str(d) for d in sorted(found, key=lambda d: -1 if d is None else d)
+    )
 
 
 def execute_crossover(plan: CrossoverPlan, *, progress: Progress | None = None) -> CrossoverReport:

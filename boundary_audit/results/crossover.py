@@ -135,15 +135,15 @@ class RankFlip:
     """RR(first) − RR(second): > 0."""
     boundary_margin: Fraction
     """NN(first) − NN(second): < 0."""
-    raw_units: int
-    """The RR margin in (task, draw) units passed."""
-    boundary_units: int
-    """The NN margin in units passed (negative)."""
+    raw_tasks: Fraction
+    """The RR margin in tasks (margin × tasks per draw; a whole number without draws)."""
+    boundary_tasks: Fraction
+    """The NN margin in tasks (negative)."""
 
     @property
-    def single_unit(self) -> bool:
-        """True when either margin is one task (one (task, draw) unit): a fragile reversal."""
-        return self.raw_units == 1 or self.boundary_units == -1
+    def single_task(self) -> bool:
+        """True when either margin is at most one task: a reversal that one reply decides."""
+        return self.raw_tasks <= 1 or self.boundary_tasks >= -1
 
 
 @dataclass(frozen=True)
@@ -450,8 +450,8 @@ def _flips(transport: str, configs: Sequence[ConfigCrossover]) -> RankFlips:
                 second=second.model,
                 raw_margin=abs(raw),
                 boundary_margin=-abs(boundary),
-                raw_units=first.cells["RR"].passed - second.cells["RR"].passed,
-                boundary_units=first.cells["NN"].passed - second.cells["NN"].passed,
+                raw_tasks=abs(raw) * min(a.tasks, b.tasks),
+                boundary_tasks=-abs(boundary) * min(a.tasks, b.tasks),
             )
         )
     pairs = len(configs) * (len(configs) - 1) // 2

@@ -101,9 +101,9 @@ def _flips(f: RankFlips) -> dict[str, Any]:
                 "second": x.second,
                 "raw_margin_points": pct(x.raw_margin),
                 "boundary_margin_points": pct(x.boundary_margin),
-                "raw_margin_tasks": x.raw_units,
-                "boundary_margin_tasks": x.boundary_units,
-                "single_task": x.single_unit,
+                "raw_margin_tasks": float(x.raw_tasks),
+                "boundary_margin_tasks": float(x.boundary_tasks),
+                "single_task": x.single_task,
             }
             for x in f.flips
         ],

@@ -52,6 +52,11 @@ def p_text(p: Fraction) -> str:
     return metrics.format_p_value(p)
 
 
+def _tasks(value: Fraction) -> str:
+    """A margin in tasks: `3`, or `1.5` with draws."""
+    return str(value.numerator) if value.denominator == 1 else f"{float(value):g}"
+
+
 def draws_text(c: ConfigCrossover) -> str:
     """`1` without draws, else the draw count."""
     return str(len(c.draws))
@@ -229,8 +234,9 @@ class CrossoverMarkdown:
         for f in flips.flips:
             rows.append(
                 f"| {cell_text(f.first)} | {cell_text(f.second)} | {points(f.raw_margin)} "
-                f"| {points(-f.boundary_margin)} | {f.raw_units} / {-f.boundary_units} "
-                f"| {'yes' if f.single_unit else 'no'} |"
+                f"| {points(-f.boundary_margin)} "
+                f"| {_tasks(f.raw_tasks)} / {_tasks(-f.boundary_tasks)} "
+                f"| {'yes' if f.single_task else 'no'} |"
             )
         return "\n".join(rows) + "\n"
 

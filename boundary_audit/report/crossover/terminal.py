@@ -68,7 +68,7 @@ class CrossoverTerminal:
                 out.print(
                     f"  {f.first} > {f.second} by RR ({points(f.raw_margin)} pp), "
                     f"< by NN ({points(f.boundary_margin)} pp)"
-                    + (", single-task margin" if f.single_unit else ""),
+                    + (", single-task margin" if f.single_task else ""),
                     soft_wrap=True,
                 )
         for note in report.notes:

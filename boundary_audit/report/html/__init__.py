@@ -154,7 +154,10 @@ class CrossoverHtml:
     def _table8(self, report: CrossoverReport) -> str:
         rows = [
             "<h2>Table 8: command boundaries of the audited systems</h2>",
-            '<table class="t8"><tr><th>System</th><th>Contract</th><th>Source anchor</th>'
+            '<table class="t8"><colgroup><col style="width:8%"><col style="width:6%">'
+            '<col style="width:19%"><col style="width:19%"><col style="width:22%">'
+            '<col style="width:13%"><col style="width:13%"></colgroup>'
+            "<tr><th>System</th><th>Contract</th><th>Source anchor</th>"
             "<th>Observed boundary</th><th>Parse layers</th><th>Damage measured through that "
             "boundary</th><th>Fix</th></tr>",
         ]

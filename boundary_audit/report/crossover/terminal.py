@@ -114,18 +114,22 @@ class CrossoverTerminal:
     def _spread(self, configs: list[ConfigCrossover]) -> Table:
         table = Table(header_style="bold")
         table.add_column("Model", overflow="fold")
-        table.add_column("Draws")
-        for name in CELLS:
-            table.add_column(f"{name} % (min–max)", justify="right")
-        for name in ORDER:
-            table.add_column(f"{NAMES[name]} pp (min…max)", justify="right")
+        table.add_column("Cell or effect")
+        table.add_column("Per draw", overflow="fold")
+        table.add_column("Min", justify="right")
+        table.add_column("Max", justify="right")
         for c in configs:
             if not c.spread:
                 continue
-            table.add_row(
-                c.model,
-                str(len(c.draws)),
-                *(f"{rate(c.spread[n].low)}–{rate(c.spread[n].high)}" for n in CELLS),
-                *(f"{points(c.spread[e].low)}…{points(c.spread[e].high)}" for e in ORDER),
-            )
+            for name in (*CELLS, *ORDER):
+                if name in CELLS:
+                    per = [rate(d.cells[name].rate) for d in c.per_draw]
+                    low, high = rate(c.spread[name].low), rate(c.spread[name].high)
+                    label = f"{name} %"
+                else:
+                    per = [points(d.effects[name]) for d in c.per_draw]
+                    low, high = points(c.spread[name].low), points(c.spread[name].high)
+                    label = f"{NAMES[name]} pp"
+                shown = ", ".join(f"d{d.draw}: {v}" for d, v in zip(c.per_draw, per, strict=True))
+                table.add_row(c.model, label, shown, low, high)
         return table

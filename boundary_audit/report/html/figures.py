@@ -81,7 +81,7 @@ def heat_map(
         previous = g
     ax.set_title(f"Matched-boundary success (NN, %) by family: disclosed replies through "
                  f"{transport}", fontsize=10)  # fmt: skip
-    fig.colorbar(image, ax=ax, fraction=0.03, pad=0.02, label="% of the family's units passed")
+    fig.colorbar(image, ax=ax, fraction=0.03, pad=0.02, label="% passed")
     fig.tight_layout()
     return _png(fig)
 

@@ -306,3 +306,26 @@ def test_runs_that_are_not_a_run_report_are_refused(
         f"boundary-audit: error: {bad}: schema 'boundary-audit/v1' is not one of "
         "boundary-audit/probe/v1, boundary-audit/crossover/v1"
     )
+
+
+def test_every_format_has_a_renderer_and_renders_the_same_bytes_twice(tmp_path: Path) -> None:
+    from boundary_audit.pipelines.crossover import read_runs
+    from boundary_audit.report.crossover import CrossoverFormat, renderer_for
+    from boundary_audit.report.crossover.json import CrossoverJson
+    from boundary_audit.report.crossover.markdown import CrossoverMarkdown
+    from boundary_audit.report.crossover.terminal import CrossoverTerminal
+    from boundary_audit.report.html import CrossoverHtml
+    from boundary_audit.results.crossover import build_crossover
+
+    records, _ = read_runs(study_runs(tmp_path / "study.json"))
+    report = build_crossover(records, transports=("nested",))
+    expected = {
+        CrossoverFormat.TERMINAL: CrossoverTerminal, CrossoverFormat.JSON: CrossoverJson,
+        CrossoverFormat.MARKDOWN: CrossoverMarkdown, CrossoverFormat.HTML: CrossoverHtml,
+    }  # fmt: skip
+    assert set(expected) == set(CrossoverFormat)
+    for fmt, kind in expected.items():
+        renderer = renderer_for(fmt)
+        assert type(renderer) is kind
+        text = renderer.render(report)
+        assert text.endswith("\n") and text == renderer_for(fmt).render(report)

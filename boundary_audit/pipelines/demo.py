@@ -36,7 +36,7 @@ from boundary_audit.results.table8 import (
 )
 from boundary_audit.sandbox import Limits, make_sandbox
 from boundary_audit.static.checks import record_of
-from boundary_audit.tasks import load_reply_set, load_tasks
+from boundary_audit.tasks import load_reply_sets, load_tasks
 from boundary_audit.taxonomy import BASELINE
 from boundary_audit.transports import make_transport
 from boundary_audit.transports.interface import Transport
@@ -165,7 +165,7 @@ def run_demo(
     report = run_static(StaticOptions(target=str(repo), jobs=options.jobs))
     report = replace(report, target="specimens", target_name="specimens")
     tasks = load_tasks(options.select)
-    sets = [load_reply_set(s, tasks) for s in options.replies]
+    sets = [part for s in options.replies for part in load_reply_sets(s, tasks)]
     chosen = choose_transports(
         report.findings, report.sink_text, lambda p: (repo / p).read_text("utf-8", "replace")
     )

@@ -28,7 +28,7 @@ from boundary_audit.progress import NoProgress, Progress
 from boundary_audit.results.scan import ScanReport
 from boundary_audit.sandbox import Limits, make_sandbox
 from boundary_audit.static.checks import record_of
-from boundary_audit.tasks import load_reply_set, load_tasks
+from boundary_audit.tasks import load_reply_sets, load_tasks
 from boundary_audit.taxonomy import BASELINE, Confidence
 from boundary_audit.transports import make_transport
 from boundary_audit.transports.interface import Transport
@@ -137,7 +137,7 @@ def probe_findings(
         return ProbeOutcome(tuple(findings))
     by_label = {t.label: t for t in chosen.values() if t.label != BASELINE}
     tasks = load_tasks(settings.select)
-    sets = [load_reply_set(s, tasks) for s in settings.replies]
+    sets = [part for s in settings.replies for part in load_reply_sets(s, tasks)]
     with make_sandbox(settings.sandbox, Limits(timeout_s=settings.timeout_s)) as sandbox:
         transports = [make_transport(BASELINE), *by_label.values()]
         cells, skipped = plan_cells(tasks, sets, transports, sandbox)

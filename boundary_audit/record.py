@@ -5,7 +5,9 @@ json`), Table 8 and the demo, and the harness suites (which also fill `status`, 
 `final_state`). It is the input of `boundary_audit.metrics` (it satisfies its `RunLike`
 protocol) and of every renderer. `PROBE_FIELDS` is the probe JSON's key order; `duration_s`
 is the only field that varies between identical runs, so `as_json(timings=False)` leaves it
-out for byte-identical output.
+out for byte-identical output. `draw` (which of several replies to the same task, model and
+contract) is in the JSON only when it is set, right after `reply_id`, so that the runs of a
+reply file without draws print exactly the bytes they printed before draws existed.
 """
 
 from __future__ import annotations
@@ -28,9 +30,11 @@ class RunRecord:
     reply_set: str
     """`oracle`, `naive`, or the reply file's name."""
     reply_id: str | None
+    draw: int | None = None
+    """The reply's `meta.draw` (None: the reply set has no draws)."""
     model: str | None = None
     contract: str | None = None
-    """`raw` or `disclosed` for model replies; None for the built-in sets."""
+    """`raw`, `disclosed` or `native` for model replies; None for the built-in sets."""
     passed: bool
     reason: str = ""
     """`ok`, the validator's first differences, or `error: ...` when the machinery failed
@@ -64,6 +68,8 @@ class RunRecord:
                     continue
                 value = round(value, 3)
             out[name] = list(value) if isinstance(value, tuple) else value
+            if name == "reply_id" and self.draw is not None:
+                out["draw"] = self.draw
         return out
 
 
@@ -71,7 +77,8 @@ PROBE_FIELDS = (
     "task_id", "family", "tier", "core", "tags", "transport", "reply_set", "reply_id", "model",
     "contract", "passed", "reason", "exit_code", "timed_out", "duration_s",
 )  # fmt: skip
-"""The fields of a `probe --format json` run, in key order (the harness fields are not in it)."""
+"""The fields of a `probe --format json` run, in key order (the harness fields are not in it;
+`draw` follows `reply_id` when it is set)."""
 
 
 @dataclass(frozen=True)

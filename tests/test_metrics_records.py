@@ -44,9 +44,9 @@ def test_optional_fields_accept_null_and_contracts_are_checked() -> None:
     run = as_run(record(reply_id=None, contract="disclosed", model="GPT-5.5"))
     assert (run.reply_id, run.contract, run.model) == (None, "disclosed", "GPT-5.5")
     with pytest.raises(MetricsInputError) as err:
-        as_run(record(contract="native"), index=4)
+        as_run(record(contract="natvie"), index=4)
     assert str(err.value) == (
-        "run record 4: contract must be one of raw, disclosed or null, not 'native'"
+        "run record 4: contract must be one of raw, disclosed, native or null, not 'natvie'"
     )
 
 

@@ -214,7 +214,7 @@ def test_table8_refuses_a_reply_file_that_is_not_text_with_exit_4(
     assert not (tmp_path / "out").exists()
 
 
-def test_several_replies_per_task_and_model_are_refused(
+def test_several_replies_per_task_model_contract_without_draws_are_refused(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     twice = tmp_path / "twice.jsonl"
@@ -223,8 +223,8 @@ def test_several_replies_per_task_and_model_are_refused(
     code, _, err = probe(["-r", str(twice)], capsys)
     assert code == ExitCode.INPUT
     assert err.splitlines()[0] == (
-        "boundary-audit: error: twice.jsonl: 2 replies for task 'write-file-t0'; "
-        "the summary pairs one reply per task per model"
+        "boundary-audit: error: twice.jsonl: 2 replies for task 'write-file-t0' under contract "
+        "raw; the summary pairs one reply per task, model, contract and draw"
     )
 
 

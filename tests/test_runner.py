@@ -216,3 +216,25 @@ def test_model_replies_keep_model_and_contract(tasks: tuple[Task, ...]) -> None:
         "gpt",
         "disclosed",
     )
+
+
+def test_a_failed_reply_is_never_run_and_fails_with_its_reason(tasks: tuple[Task, ...]) -> None:
+    """`meta.failure` (the model gave no command): no run at all, a failure that is no error."""
+    failed = Reply("write-file-t0", "", "raw-d1", "gpt", "raw", draw=1, failure="refusal")
+    fine = Reply("write-file-t1", "true", "raw-d1", "gpt", "raw", draw=1)
+    ran: list[str] = []
+
+    def run_one(
+        task: Task, reply: str, transport: Transport, sandbox: Sandbox
+    ) -> tuple[Verdict, ExecResult]:
+        ran.append(task.id)
+        return Verdict(True, "ok"), ExecResult(0, b"", b"")
+
+    with make_sandbox("tempdir") as box:
+        cells, _ = plan_cells(tasks, [ReplySet("m.jsonl", (failed, fine))], [RawTransport()], box)
+        first, second = run_cells(cells, box, run_one=run_one)
+    assert ran == ["write-file-t1"]
+    assert (first.task_id, first.passed, first.reason, first.exit_code, first.errored) == (
+        "write-file-t0", False, "failed reply: refusal", None, False,
+    )  # fmt: skip
+    assert (first.draw, second.draw, second.passed) == (1, 1, True)

@@ -193,7 +193,8 @@ def visible_under_hidden_dirs() -> dict[str, set[str]]:
 
     The hidden directories (/root, /home, /run, /var/tmp and $HOME) are empty inside, except
     for the paths in-sandbox drivers need, bound back read-only: this Python (sys.prefix and
-    sys.base_prefix) and the checkout or installation holding the package. Each directory on
+    sys.base_prefix) and the checkout or installation holding the package; and /run holds the
+    execute-only bash the pid-1 reaper runs from (`sandbox._launch`). Each directory on
     the way down to one of those shows exactly the next component, wherever the checkout,
     the venv or the interpreter live; nothing inside a bound path is listed (all of it is
     meant to be there, even when that is the whole of $HOME).
@@ -219,6 +220,7 @@ def visible_under_hidden_dirs() -> dict[str, set[str]]:
                     break
                 visible.setdefault(cur, set()).add(part)
                 cur = os.path.join(cur, part)
+    visible.setdefault("/run", set()).add("ba-reaper")  # the reaper's execute-only bash
     return visible
 
 

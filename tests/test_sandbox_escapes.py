@@ -166,6 +166,21 @@ def test_the_reaper_cannot_be_traced_so_its_count_stands() -> None:
 
 
 @pytest.mark.parametrize("backend_box", ISOLATING, indirect=True)
+def test_the_reapers_memory_and_environment_are_out_of_reach(backend_box: Sandbox) -> None:
+    """The reaper runs from an execute-only bash: non-dumpable, so /proc/1/mem cannot be opened
+    for writing (a write there could forge its `escaped N` count) nor its environ read."""
+    script = (
+        "setsid sleep 77.78 & "
+        "(exec 3<>/proc/1/mem) 2>/dev/null && echo mem-opened || echo mem-refused; "
+        "(cat /proc/1/environ) >/dev/null 2>&1 && echo environ-read || echo environ-refused; "
+        'echo "$BA_RUN_ID" | wc -c'
+    )
+    r = _run(backend_box, script)
+    assert r.stdout == b"mem-refused\nenviron-refused\n33\n"
+    assert r.escaped_killed == 1
+
+
+@pytest.mark.parametrize("backend_box", ISOLATING, indirect=True)
 def test_memory_binds_the_run_as_a_whole(backend_box: Sandbox) -> None:
     # Three processes of 90 MB each stay under every per-process limit and over the run's.
     hog = "x=$(head -c 90000000 /dev/zero | tr '\\0' a); sleep 2"

@@ -72,8 +72,8 @@ def test_jsonl_file_with_defaults_and_options(tmp_path: Path) -> None:
         ),
         (b'{"task_id": "write-file-t9", "reply": "x"}\n', "{f}:1: unknown task id 'write-file-t9'"),
         (
-            b'{"task_id": "write-file-t0", "reply": "x", "contract": "native"}\n',
-            "{f}:1: contract 'native' is not one of raw, disclosed",
+            b'{"task_id": "write-file-t0", "reply": "x", "contract": "natvie"}\n',
+            "{f}:1: contract 'natvie' is not one of raw, disclosed, native",
         ),
         (
             b'{"task_id": "write-file-t0", "reply": "x", "reply_id": ""}\n',
@@ -155,3 +155,55 @@ def test_missing_reply_file(tmp_path: Path) -> None:
         ProbeError, match=r"r\.jsonl: cannot read reply file: No such file or directory$"
     ):
         load_reply_set(tmp_path / "r.jsonl", load_tasks())
+
+
+def _lines(path: Path, objs: list[dict[str, object]]) -> Path:
+    path.write_text("".join(json.dumps(o) + "\n" for o in objs))
+    return path
+
+
+def test_draws_and_contracts_split_a_file_into_groups(tmp_path: Path) -> None:
+    """One set per (contract, draw) when a task has several replies from one model; a file
+    with one reply per task per model stays one set named after the file (as before draws)."""
+    from boundary_audit.tasks import load_reply_sets
+
+    objs: list[dict[str, object]] = [
+        {"task_id": "write-file-t0", "reply": f"r{c}{d}", "reply_id": f"{c}-d{d}",
+         "model": "m", "contract": c, "meta": {"draw": d}}
+        for c in ("disclosed", "raw") for d in (1, 0)
+    ]  # fmt: skip
+    objs.append({"task_id": "write-file-t0", "reply": "", "reply_id": "native-d0", "model": "m",
+                 "contract": "native", "meta": {"draw": 0, "failure": "no tool call"}})  # fmt: skip
+    sets = load_reply_sets(_lines(tmp_path / "r.jsonl", objs), load_tasks())
+    assert [
+        (s.name, s.origin, [(r.reply, r.draw, r.failure) for r in s.replies]) for s in sets
+    ] == [
+        ("r.jsonl#raw-d0", "r.jsonl", [("rraw0", 0, None)]),
+        ("r.jsonl#raw-d1", "r.jsonl", [("rraw1", 1, None)]),
+        ("r.jsonl#disclosed-d0", "r.jsonl", [("rdisclosed0", 0, None)]),
+        ("r.jsonl#disclosed-d1", "r.jsonl", [("rdisclosed1", 1, None)]),
+        ("r.jsonl#native-d0", "r.jsonl", [("", 0, "no tool call")]),
+    ]
+    one = [{"task_id": "write-file-t0", "reply": "x", "model": m, "meta": {"draw": 0}}
+           for m in ("a", "b")]  # fmt: skip
+    (whole,) = load_reply_sets(_lines(tmp_path / "one.jsonl", one), load_tasks())
+    assert (whole.name, [r.model for r in whole.replies]) == ("one.jsonl", ["a", "b"])
+
+
+@pytest.mark.parametrize(
+    ("meta", "message"),
+    [
+        ({"draw": -1}, "{f}:1: meta.draw must be an integer >= 0, got -1"),
+        ({"draw": True}, "{f}:1: meta.draw must be an integer >= 0, got True"),
+        ({"draw": "0"}, "{f}:1: meta.draw must be an integer >= 0, got '0'"),
+        ({"failure": 3}, "{f}:1: meta.failure must be a string or null"),
+    ],
+)
+def test_bad_draws_and_failures_name_the_line(
+    tmp_path: Path, meta: dict[str, object], message: str
+) -> None:
+    path = _lines(tmp_path / "r.jsonl", [{"task_id": "write-file-t0", "reply": "x", "meta": meta}])
+    with pytest.raises(ProbeError) as exc:
+        load_reply_set(path, load_tasks())
+    assert exc.value.message == message.format(f=path)
+    assert exc.value.exit_code == ExitCode.INPUT

@@ -11,6 +11,7 @@ import typer
 
 from boundary_audit.commands import (
     checks,
+    crossover,
     default,
     generate,
     harness,
@@ -31,4 +32,5 @@ COMMANDS: list[Callable[[typer.Typer], None]] = [
     tasks.register,
     source.register,
     generate.register,
+    crossover.register,
 ]

@@ -164,7 +164,7 @@ def prepare_replies(
         specs.append(spec if not os.path.isabs(spec) else str(store.add_reply_file(Path(spec))))
     for g in plan.generate:
         specs.append(str(_generate(store, g, plan.select, say)))
-    sets = load_reply_sets(specs, tasks)
+    sets = [part for spec in specs for part in load_reply_sets(spec, tasks)]
     names = [s.name for s in sets]
     dup = next((n for n in names if names.count(n) > 1), None)
     if dup is not None:

@@ -17,6 +17,7 @@ from boundary_audit.metrics.crossover import (
     crossovers,
 )
 from boundary_audit.metrics.damage import Damage, damage, damage_from_runs, damages
+from boundary_audit.metrics.draws import DrawSpread, draw_spread, pooled, unit_id
 from boundary_audit.metrics.families import (
     FamilyValues,
     family_means,
@@ -62,6 +63,7 @@ __all__ = [
     "Crossover",
     "Damage",
     "Disagreement",
+    "DrawSpread",
     "FamilyValues",
     "Interval",
     "LofoRange",
@@ -85,6 +87,7 @@ __all__ = [
     "damage",
     "damage_from_runs",
     "damages",
+    "draw_spread",
     "exact_bootstrap_ci",
     "family_means",
     "family_sign_flip_test",
@@ -101,7 +104,9 @@ __all__ = [
     "pass_rate",
     "pass_rates",
     "percent",
+    "pooled",
     "round_half_away",
     "task_mean",
     "to_points",
+    "unit_id",
 ]

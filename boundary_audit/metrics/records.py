@@ -18,7 +18,7 @@ from typing import Any, Protocol, runtime_checkable
 from boundary_audit.errors import BoundaryAuditError, ExitCode
 from boundary_audit.record import RunRecord
 
-CONTRACTS = ("raw", "disclosed")
+CONTRACTS = ("raw", "disclosed", "native")
 """Generation contracts a reply set can have been produced under (None: not a model reply)."""
 
 
@@ -54,6 +54,9 @@ class RunLike(Protocol):
     def passed(self) -> bool: ...
 
 
+_OPTIONAL: dict[str, type] = {"draw": int}
+"""Fields a record may lack (None then): the draw of a reply set without draws."""
+
 _FIELDS: dict[str, tuple[type, bool]] = {
     "task_id": (str, False),
     "family": (str, False),
@@ -84,6 +87,11 @@ def as_run(record: RunLike | Mapping[str, Any], *, index: int | None = None) -> 
         else:
             raise MetricsInputError(f"{where}: missing field {name!r}")
         values[name] = _checked(where, name, value, kind, optional)
+    for name, kind in _OPTIONAL.items():
+        value = record.get(name) if isinstance(record, Mapping) else getattr(record, name, None)
+        values[name] = _checked(where, name, value, kind, True)
+        if values[name] is not None and values[name] < 0:
+            raise MetricsInputError(f"{where}: field {name!r} must be >= 0, not {value!r}")
     if values["contract"] is not None and values["contract"] not in CONTRACTS:
         raise MetricsInputError(
             f"{where}: contract must be one of {', '.join(CONTRACTS)} or null, "

@@ -22,7 +22,7 @@ from boundary_audit.progress import NoProgress, Progress, Say, silent
 from boundary_audit.record import RunRecord
 from boundary_audit.results.harness import HarnessReport, build_report, pair
 from boundary_audit.sandbox import make_sandbox
-from boundary_audit.tasks import load_reply_set, load_tasks
+from boundary_audit.tasks import load_reply_sets, load_tasks
 from boundary_audit.taxonomy import BASELINE
 from boundary_audit.transports import make_transport
 from boundary_audit.transports.interface import Transport
@@ -70,7 +70,7 @@ def run_harness(
     againsts = against_transports(harness, options) if options.compare else []
     found = install(cls.spec, offline=options.offline, progress=notice)
     tasks = load_tasks(options.select)
-    reply_sets = [load_reply_set(name, tasks) for name in options.reply_sets]
+    reply_sets = [part for name in options.reply_sets for part in load_reply_sets(name, tasks)]
     explanations = (
         explanations_mod.load(options.explanations)
         if options.explanations

@@ -52,7 +52,7 @@ from boundary_audit.results.table8 import Measure
 from boundary_audit.sandbox import Limits, make_sandbox
 from boundary_audit.sandbox.interface import Sandbox
 from boundary_audit.static.checks import record_of
-from boundary_audit.tasks import ReplySet, Task, load_reply_set, load_tasks
+from boundary_audit.tasks import ReplySet, Task, load_reply_sets, load_tasks
 from boundary_audit.taxonomy import BASELINE, Confidence
 from boundary_audit.transports import make_transport
 from boundary_audit.transports.interface import Transport
@@ -349,7 +349,7 @@ def probe_findings(
     if not the_plan.measured:
         return outcome(findings, the_plan, settings, (), (), (), [], "", {})
     tasks = load_tasks(settings.select)
-    sets = [load_reply_set(s, tasks) for s in settings.replies]
+    sets = [part for s in settings.replies for part in load_reply_sets(s, tasks)]
     with make_sandbox(settings.sandbox, Limits(timeout_s=settings.timeout_s)) as sandbox:
         records, skipped = run_plan(
             the_plan, tasks, sets, sandbox, jobs=settings.jobs, progress=progress

@@ -1,9 +1,12 @@
 """`run_probes(options) -> ProbeReport`: the library function behind `boundary-audit probe`.
 
 Everything the user gave is checked before anything runs (task selection, every reply file,
-transport names), so a bad input costs nothing and loses nothing. Then one sandbox is made,
-preflighted, and the runner runs the whole matrix. `raw` is the baseline damage is measured
-against: when another transport is asked for without it, it is added (and a note says so).
+transport names), so a bad input costs nothing and loses nothing. A reply file with several
+(contract, draw) groups is split into one reply set per group (`tasks.replies.ReplySet.groups`),
+so that each holds one reply per task per model and the summary pairs them task by task.
+Then one sandbox is made, preflighted, and the runner runs the whole matrix. `raw` is the
+baseline damage is measured against: when another transport is asked for without it, it is
+added (and a note says so).
 """
 
 from __future__ import annotations
@@ -18,7 +21,7 @@ from boundary_audit.pipelines.runner import plan_cells, preflight, run_cells
 from boundary_audit.progress import Progress
 from boundary_audit.results.probe import ProbeReport, summarize
 from boundary_audit.sandbox import Limits, Sandbox, make_sandbox
-from boundary_audit.tasks import ReplySet, Task, load_reply_set, load_tasks
+from boundary_audit.tasks import ReplySet, Task, load_reply_sets, load_tasks
 from boundary_audit.taxonomy import BASELINE
 from boundary_audit.transports import TRANSPORTS, make_transport
 
@@ -58,8 +61,9 @@ def resolve_transports(names: Sequence[str]) -> tuple[list[str], list[str]]:
 def load_replies(
     specs: Sequence[str], suite: Sequence[Task], chosen: Sequence[Task]
 ) -> list[ReplySet]:
-    """Every reply set, checked against the whole suite, then restricted to the chosen tasks."""
-    sets = [load_reply_set(spec, suite).restricted(chosen) for spec in specs]
+    """Every reply set, checked against the whole suite, split into its (contract, draw)
+    groups, then restricted to the chosen tasks."""
+    sets = [part.restricted(chosen) for spec in specs for part in load_reply_sets(spec, suite)]
     names = Counter(s.name for s in sets)
     for name, count in sorted(names.items()):
         if count > 1:
@@ -70,15 +74,19 @@ def load_replies(
 
 
 def check_pairable(reply_set: ReplySet) -> None:
-    """At most one reply per task per model, so that every summary cell pairs tasks."""
+    """At most one reply per task per model in one (contract, draw) group, so that every
+    summary cell pairs tasks."""
     seen: Counter[tuple[str, str | None]] = Counter((r.task_id, r.model) for r in reply_set.replies)
     for (task_id, model), count in sorted(seen.items(), key=lambda kv: (kv[0][0], kv[0][1] or "")):
         if count > 1:
             who = f" from model {model!r}" if model else ""
+            contract, draw = reply_set.replies[0].group
+            which = f"contract {contract}" + ("" if draw is None else f", draw {draw}")
             raise ProbeError(
-                f"{reply_set.name}: {count} replies for task {task_id!r}{who}; "
-                "the summary pairs one reply per task per model",
-                hint="split the file, or give each model's replies a distinct `model`",
+                f"{reply_set.name}: {count} replies for task {task_id!r}{who} under {which}; "
+                "the summary pairs one reply per task, model, contract and draw",
+                hint="give each reply of a task its own `meta.draw` (as generate writes them), "
+                "or each model's replies a distinct `model`",
             )
 
 

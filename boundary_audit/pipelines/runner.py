@@ -4,9 +4,10 @@ The work is subprocesses, so a thread pool is enough. Results are deterministic:
 its position in the plan (reply set, then transport, then task in suite order, then reply in
 file order) and records come back sorted by it, whatever order the threads finish in.
 
-A cell whose transport or sandbox machinery fails becomes a failed record with reason
-`error: ...` and the runner keeps going; a sandbox that cannot run anything at all is found
-once, before the first cell, by `preflight`, which raises SandboxError.
+A failed reply (the model gave no usable command: `Reply.failure`) is never run: its record fails
+with reason `failed reply: <why>`. A cell whose transport or sandbox machinery fails becomes a
+failed record with reason `error: ...` and the runner keeps going; a sandbox that cannot run
+anything at all is found once, before the first cell, by `preflight`, which raises SandboxError.
 """
 
 from __future__ import annotations
@@ -24,6 +25,9 @@ from boundary_audit.tasks import Reply, ReplySet, Task, Verdict, run_task
 from boundary_audit.transports.interface import Transport
 
 BUILTIN_SETS = ("oracle", "naive")
+
+FAILED_REPLY = "failed reply: "
+"""The reason prefix of a reply the model failed to give (never run, never an error)."""
 
 RunOne = Callable[[Task, str, Transport, Sandbox], tuple[Verdict, ExecResult]]
 
@@ -111,6 +115,9 @@ def run_cells(
 
 def _run_cell(cell: Cell, sandbox: Sandbox, run_one: RunOne) -> tuple[int, RunRecord]:
     start = time.monotonic()
+    if cell.reply.failure is not None:
+        reason = f"{FAILED_REPLY}{cell.reply.failure}"
+        return cell.order, _record(cell, False, reason, None, False, start)
     try:
         verdict, result = run_one(cell.task, cell.reply.reply, cell.transport, sandbox)
         passed, reason = verdict.passed, verdict.reason
@@ -140,6 +147,7 @@ def _record(
         transport=cell.transport.label,
         reply_set=cell.reply_set,
         reply_id=cell.reply.reply_id,
+        draw=None if builtin else cell.reply.draw,
         model=None if builtin else cell.reply.model,
         contract=None if builtin else cell.reply.contract,
         passed=passed,

@@ -28,7 +28,7 @@ from boundary_audit.probes import Fingerprint, Probe, load_probes
 from boundary_audit.progress import NoProgress, Progress, Say
 from boundary_audit.results.table8 import Measure, Row, StaticCheck, Table8Report
 from boundary_audit.sandbox import Limits, Sandbox, make_sandbox
-from boundary_audit.tasks import ReplySet, load_reply_set, load_tasks
+from boundary_audit.tasks import ReplySet, load_reply_sets, load_tasks
 from boundary_audit.taxonomy import BASELINE
 from boundary_audit.transports import make_transport
 from boundary_audit.transports.interface import Transport
@@ -148,7 +148,7 @@ def build_table8(
     tasks = load_tasks(options.select)
     suite = load_tasks()
     reply_sets: list[ReplySet] = [
-        load_reply_set(s, suite).restricted(tasks) for s in options.replies
+        part.restricted(tasks) for s in options.replies for part in load_reply_sets(s, suite)
     ]
     paths = path_transports(adapters)
     columns = (

@@ -2,7 +2,8 @@
 
 Renderers are pure (no I/O, no clock, no environment): the same result renders to the same
 bytes. Each report family is a folder of `report/` (`scan`, `probe`, `table8`, `harness`,
-`tasks`) with one module per format and, in its `__init__`, the family's format enum and
+`tasks`, `crossover`; `html` holds the crossover's HTML page and its figures) with one module
+per format and, in its `__init__`, the family's format enum and
 `renderer_for(fmt, ...)`, the single mapping from a CLI `--format` choice to a renderer (a
 test checks that it covers every member).
 """

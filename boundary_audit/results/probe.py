@@ -6,7 +6,10 @@ never see the runner, the transports or the sandbox. The summary has one *cell* 
 it, overall and per family, in exact fractions (printed with the metrics' one rounding rule).
 
 A reply file holding replies from several models is summarised per model: its cells are
-labelled `FILE:MODEL`, so that every cell holds at most one outcome per task.
+labelled `FILE:MODEL`, so that every cell holds at most one outcome per task. A file with
+several draws arrives split into one reply set per draw (`FILE#raw-d0`, ...); the summary then
+also has one `DrawSummary` per (file, contract, model, transport): each draw's pass rate and
+their spread. Without draws there is none, and nothing else changes.
 """
 
 from __future__ import annotations
@@ -65,6 +68,25 @@ class DamageSummary:
 
 
 @dataclass(frozen=True)
+class DrawSummary:
+    """The pass rates of several draws of one reply set through one transport."""
+
+    reply_set: str
+    """The cells' label without the draw (`FILE#raw`, `FILE#raw:MODEL`)."""
+    transport: str
+    draws: tuple[tuple[int, str, int, int, Fraction], ...]
+    """(draw, that draw's cell label, passed, total, family-weighted rate), in draw order."""
+    mean: Fraction
+    low: Fraction
+    high: Fraction
+
+    @property
+    def spread(self) -> Fraction:
+        """high − low."""
+        return self.high - self.low
+
+
+@dataclass(frozen=True)
 class ProbeSummary:
     """Totals, cells in run order, and damage against the baseline."""
 
@@ -74,6 +96,8 @@ class ProbeSummary:
     timed_out: int
     cells: tuple[CellSummary, ...]
     damage: tuple[DamageSummary, ...]
+    draws: tuple[DrawSummary, ...] = ()
+    """One entry per reply set and transport that ran several draws (empty without draws)."""
 
 
 @dataclass(frozen=True)
@@ -126,7 +150,35 @@ def summarize(records: Sequence[RunRecord]) -> ProbeSummary:
         timed_out=sum(r.timed_out for r in records),
         cells=cells,
         damage=damage,
+        draws=_draws(records, multi, grouped),
     )
+
+
+def _draws(
+    records: Sequence[RunRecord],
+    multi: set[str],
+    grouped: dict[tuple[str, str], metrics.Outcomes],
+) -> tuple[DrawSummary, ...]:
+    """Cells of the same reply set and transport that differ only in their draw."""
+    found: dict[tuple[str, str], dict[int, str]] = {}
+    for r in records:
+        if r.draw is None:
+            continue
+        base = r.reply_set.removesuffix(f"-d{r.draw}")
+        if base == r.reply_set:
+            continue  # one draw only: the file was not split
+        if r.reply_set in multi:
+            base = f"{base}:{r.model or '-'}"
+        found.setdefault((base, r.transport), {})[r.draw] = summary_set(r, multi)
+    out = []
+    for (base, transport), labels in found.items():
+        if len(labels) < 2:
+            continue
+        cells = {d: grouped[(labels[d], transport)] for d in sorted(labels)}
+        spread = metrics.draw_spread(cells)
+        rows = tuple((d, labels[d], *spread.passed[d], spread.rates[d]) for d in sorted(labels))
+        out.append(DrawSummary(base, transport, rows, spread.mean, spread.low, spread.high))
+    return tuple(out)
 
 
 def _metric_row(r: RunRecord) -> dict[str, Any]:

@@ -15,17 +15,22 @@ Two pieces:
   safe only here, as pid 1 of a private namespace), writes `escaped N` on the status
   descriptor and exits with the argv's status. Being pid 1, it survives a reply's own
   `kill -9 -1`. Its own stderr goes to /dev/null (so no "Killed" notice of its own lands in
-  the reply's stderr); the argv gets the real one, and exactly the environment the reaper was
-  started with (`env -i` over /proc/$$/environ, since bash would add PWD, SHLVL and _) minus
-  the variables the backend itself injected (bwrap's PWD, Docker's HOSTNAME).
-  Arguments: `STATUS INPUT DROP ARGV...`: STATUS a descriptor number or a file path (Docker
-  cannot pass descriptors), INPUT `-` or a file to read stdin from, DROP the space-separated
-  names of injected variables to remove.
+  the reply's stderr); the argv gets the real one, and exactly the run's environment, read
+  NUL-separated from ENV (`env -i`: not bash's own, which adds PWD, SHLVL and _, nor the
+  backend's additions, bwrap's PWD and Docker's HOSTNAME).
+  Arguments: `STATUS INPUT ENV ARGV...`: STATUS and ENV each a descriptor number or a file
+  path (Docker cannot pass descriptors), INPUT `-` or a file to read stdin from.
+  The reaper runs from an execute-only copy of bash (`REAPER_PROGRAM`, mode 0111, root's):
+  the kernel makes a process whose program it cannot read non-dumpable, so the reply (same
+  uid) can neither ptrace it nor write its memory through /proc/1/mem to forge its count.
+  That is also why the environment comes from ENV: a non-dumpable process cannot read its
+  own /proc/self/environ.
 """
 
 from __future__ import annotations
 
 import functools
+import os
 import shutil
 from collections.abc import Mapping
 
@@ -40,13 +45,14 @@ JOIN_CGROUP = (
 )
 JOIN_FAILED = b"boundary-audit: cannot join the run's cgroup"
 
-REAPER = r"""status=$1 input=$2 drop=" $3 "; shift 3
+REAPER = r"""status=$1 input=$2 envsrc=$3; shift 3
 case $status in *[!0-9]*) exec {fd}>"$status" ;; *) fd=$status ;; esac
 case $input in -) ;; *) exec 0<"$input" ;; esac
 exec {err}>&2 2>/dev/null
-mapfile -d '' -t environ < /proc/$$/environ
-keep=()
-for e in "${environ[@]}"; do case $drop in *" ${e%%=*} "*) ;; *) keep+=("$e") ;; esac; done
+case $envsrc in
+  *[!0-9]*) mapfile -d '' -t keep < "$envsrc" ;;
+  *) mapfile -d '' -t keep <&"$envsrc"; exec {envsrc}<&- ;;
+esac
 eval "env -i \"\${keep[@]}\" \"\$@\" 2>&$err $err>&- $fd>&-"
 st=$?
 n=0
@@ -111,9 +117,21 @@ def limit_prefix(
     return prefix
 
 
-def injected(names: tuple[str, ...], env: dict[str, str]) -> str:
-    """The reaper's DROP argument: backend-injected variables the run's env did not ask for."""
-    return " ".join(n for n in names if n not in env)
+REAPER_PROGRAM = "/run/ba-reaper"
+"""Where the execute-only bash the reaper runs from sits inside a sandbox."""
+
+
+def env_bytes(env: Mapping[str, str]) -> bytes:
+    """The run's environment as the reaper reads it: NUL-terminated `NAME=value` entries."""
+    return b"".join(f"{k}={v}".encode("utf-8", "surrogateescape") + b"\0" for k, v in env.items())
+
+
+def env_fd(env: Mapping[str, str]) -> int:
+    """A fresh readable descriptor holding `env_bytes(env)` (a memfd; pass it by number)."""
+    fd = os.memfd_create("ba-env", os.MFD_CLOEXEC)
+    os.write(fd, env_bytes(env))
+    os.lseek(fd, 0, os.SEEK_SET)
+    return fd
 
 
 def parse_escaped(status: str) -> int:

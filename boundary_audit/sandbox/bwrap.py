@@ -57,7 +57,8 @@ from boundary_audit.sandbox._cgroup import RunCgroup
 from boundary_audit.sandbox._launch import (
     JOIN_FAILED,
     REAPER,
-    injected,
+    REAPER_PROGRAM,
+    env_fd,
     limit_prefix,
     parse_escaped,
     prlimit_path,
@@ -244,6 +245,7 @@ class BwrapSandbox(Sandbox):
             "--bind", str(ws.root), layout.INNER_ROOT,
             *(a for t in layout.bin_targets(ws) for a in ("--ro-bind", str(ws.bin), t)),
             *exposed,
+            "--ro-bind", store.reaper_program(), REAPER_PROGRAM,
             *late_args(),
             *(["--seccomp", str(seccomp_fd)] if seccomp_fd is not None else []),
             "--remount-ro", "/",
@@ -302,11 +304,12 @@ class BwrapSandbox(Sandbox):
         ident = identity.Identity(ws.uid, ws.gid)
         status = _exec.StatusPipe()
         filter_fd = seccomp.program_fd(seccomp.TRACING if self.tracing else frozenset())
+        environ_fd = env_fd(full_env)
         command = [
             *limit_prefix(lim, cgroup, ident=ident, groups=self.granted_groups),
             *self.bwrap_argv(ws, filter_fd),
-            "/bin/bash", "-c", REAPER, "ba-reap", str(status.write_fd), "-",
-            injected(("PWD",), full_env), *argv,
+            REAPER_PROGRAM, "-c", REAPER, "ba-reap", str(status.write_fd), "-",
+            str(environ_fd), *argv,
         ]  # fmt: skip
         try:
             done = _exec.spawn(
@@ -319,11 +322,12 @@ class BwrapSandbox(Sandbox):
                 grace_s=lim.grace_s,
                 sweep=lambda pid, timed_out: self._sweep(pid, timed_out, cgroup, ident),
                 status=status,
-                extra_fds=(filter_fd,) if filter_fd is not None else (),
+                extra_fds=(environ_fd, *([filter_fd] if filter_fd is not None else [])),
             )
             return done, group is not None and group.oom_kills() > oom_before
         finally:
             status.close()
+            os.close(environ_fd)
             if filter_fd is not None:
                 os.close(filter_fd)
             if cgroup is not None:

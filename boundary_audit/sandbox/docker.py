@@ -39,12 +39,14 @@ from typing import Any
 from boundary_audit import supervisor
 from boundary_audit.errors import SandboxError
 from boundary_audit.sandbox import _procfs, layout, seccomp
-from boundary_audit.sandbox._launch import REAPER, injected, parse_escaped
+from boundary_audit.sandbox._launch import REAPER, env_bytes, parse_escaped
 from boundary_audit.sandbox.interface import ExecResult, Limits, Sandbox, Workspace
 from boundary_audit.services.dockerd import Dockerd, DockerEngine
 from boundary_audit.services.images import ensure_image
 
 CTL = "/.ba"
+DOCKER_REAPER = "/usr/libexec/ba-reaper"
+"""The image's execute-only bash the reaper runs from (`services.images`)."""
 
 
 class DockerSandbox(Sandbox):
@@ -122,13 +124,13 @@ class DockerSandbox(Sandbox):
         layout.adopt_workspace(ws)
         ctl = Path(tempfile.mkdtemp(prefix="ba-ctl-", dir=ws.root.parent))
         try:
+            full_env = {**self.base_env(ws), **(env or {})}
             if stdin is not None:
                 (ctl / "stdin").write_bytes(stdin)
+            (ctl / "env").write_bytes(env_bytes(full_env))
             for path in [ctl, *ctl.iterdir()]:
                 layout.give(ws, path)
-            container = self._create(
-                ws, ctl, argv, stdin is not None, {**self.base_env(ws), **(env or {})}
-            )
+            container = self._create(ws, ctl, argv, stdin is not None, full_env)
             assert self._engine is not None
             book = supervisor.ledger()
             token = book.register("container", socket=str(self._engine.socket), id=container.id)
@@ -147,11 +149,10 @@ class DockerSandbox(Sandbox):
         from docker.types import LogConfig, Mount, Ulimit
 
         lim = self.limits
-        # NOTE(sandbox): the engine always sets HOSTNAME; the reaper drops it unless the run
-        # asked for it, so that a child sees exactly the environment bwrap and tempdir give.
-        command = ["/bin/bash", "-c", REAPER, "ba-reap", f"{CTL}/status",
-                   f"{CTL}/stdin" if has_stdin else "-", injected(("HOSTNAME",), env),
-                   *argv]  # fmt: skip
+        # NOTE(sandbox): the engine always sets HOSTNAME; the reaper hands the argv exactly
+        # the run's environment (read from /.ba/env), as bwrap and tempdir give it.
+        command = [DOCKER_REAPER, "-c", REAPER, "ba-reap", f"{CTL}/status",
+                   f"{CTL}/stdin" if has_stdin else "-", f"{CTL}/env", *argv]  # fmt: skip
         try:
             return self._client.containers.create(
                 self.image,

@@ -122,7 +122,9 @@ class _Pool:
                     f"no free sandbox uid in {uids.start}..{uids.stop - 1} "
                     f"({len(self._held)} held here): raise the range with {ENV_RANGE}"
                 )
-        kill_uid(uid)
+        # NOTE: no sweep here: a free lease means no live owner, what a dead one left under
+        # the uid is killed by its guardian or by `release_stale` at our first acquire, and
+        # could not reach this workspace anyway (its own namespaces); `release` kills by uid.
         return Identity(uid, uid)
 
     def release(self, ident: Identity) -> None:

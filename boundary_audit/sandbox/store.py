@@ -28,6 +28,7 @@ from __future__ import annotations
 import ctypes
 import hashlib
 import os
+import shutil
 import stat
 import tempfile
 import threading
@@ -35,6 +36,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from boundary_audit import supervisor
+from boundary_audit._spawn import SPAWN_LOCK
 
 MS_RDONLY = 1
 MS_NOSUID = 2
@@ -127,4 +129,28 @@ def host_view(path: str) -> str:
         supervisor.ledger().register("mount", path=str(target))
     with _LOCK:
         _VIEWS[real] = str(target)
+    return str(target)
+
+
+def reaper_program() -> str:
+    """An execute-only copy of bash (root's, mode 0111) for the sandbox's pid-1 reaper: a
+    process whose program its uid cannot read is non-dumpable (see `_launch`)."""
+    with _LOCK:
+        made = _VIEWS.get("<reaper>")
+        if made is not None:
+            return made
+    st = store()
+    host = st.path / ".host"
+    host.mkdir(mode=0o711, exist_ok=True)
+    target = host / "ba-reaper"
+    source = os.path.realpath(shutil.which("bash") or "/bin/bash")
+    with SPAWN_LOCK, open(source, "rb") as src:
+        fd = os.open(target, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_CLOEXEC, 0o700)
+        try:
+            shutil.copyfileobj(src, os.fdopen(os.dup(fd), "wb"))
+            os.fchmod(fd, 0o111)
+        finally:
+            os.close(fd)
+    with _LOCK:
+        _VIEWS["<reaper>"] = str(target)
     return str(target)

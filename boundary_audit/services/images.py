@@ -27,7 +27,7 @@ from boundary_audit import _subprocess
 from boundary_audit.errors import EnvironmentUnavailable, SandboxError
 
 IMAGE_REPO = "boundary-audit/rootfs"
-FORMAT = "1"
+FORMAT = "2"
 """Bumped when the assembly itself changes, so that old images are not reused."""
 SEARCH_PATH = "/usr/bin:/bin:/usr/sbin:/sbin"
 PROGRAMS = (
@@ -115,6 +115,11 @@ def _rootfs_entries() -> tuple[Entry, ...]:
         entries[_merged(lib)] = Entry(_merged(lib), 0o755, source=real)
     for top in MERGED:
         entries[top] = Entry(top, 0o777, link=f"usr/{top}")
+    # The sandbox reaper's execute-only bash (see sandbox._launch): non-dumpable when run by a
+    # uid that cannot read it, so a reply cannot trace it or write its memory.
+    entries["usr/libexec/ba-reaper"] = Entry(
+        "usr/libexec/ba-reaper", 0o111, source=programs["bash"]
+    )
     for rel, data in ETC.items():
         entries[rel] = Entry(rel, 0o644, data=data)
     for d in ("usr/sbin", "usr/lib64", "tmp", "root", "proc", "sys", "dev", ".ba"):

@@ -4,7 +4,9 @@ Key order is fixed (schema, tool, command, sandbox, tasks, reply_sets, transport
 skipped, runs, summary), the text ends with a newline, and nothing depends on the clock except
 each run's `duration_s`, which `timings=False` (`--no-timings`) leaves out so that the same
 inputs give byte-identical output. Percentages and percentage points are numbers rounded once
-to one decimal by the metrics' rule (half away from zero); pass rates are family-weighted.
+to one decimal by the metrics' rule (half away from zero); pass rates are family-weighted. A
+summary of runs with several draws has a last key, `draws` (each draw's rate and their spread);
+without draws the document is what it always was.
 """
 
 from __future__ import annotations
@@ -13,7 +15,7 @@ import json
 from typing import Any
 
 from boundary_audit import metrics
-from boundary_audit.results.probe import CellSummary, DamageSummary, ProbeReport
+from boundary_audit.results.probe import CellSummary, DamageSummary, DrawSummary, ProbeReport
 
 SCHEMA = "boundary-audit/probe/v1"
 
@@ -31,7 +33,7 @@ class ProbeJsonFormat:
     def document(self, report: ProbeReport) -> dict[str, Any]:
         """The document as plain JSON-ready data, keys in their fixed order."""
         s = report.summary
-        return {
+        doc: dict[str, Any] = {
             "schema": SCHEMA,
             "tool": {"name": "boundary-audit", "version": report.tool_version},
             "command": report.command,
@@ -51,6 +53,9 @@ class ProbeJsonFormat:
                 "damage": [_damage(d) for d in s.damage],
             },
         }
+        if s.draws:
+            doc["summary"]["draws"] = [_draws(d) for d in s.draws]
+        return doc
 
 
 def _pct(value: Any) -> float:
@@ -74,6 +79,21 @@ def _cell(c: CellSummary) -> dict[str, Any]:
             {"family": f.family, "passed": f.passed, "total": f.total, "pass_rate": _pct(f.rate)}
             for f in c.families
         ],
+    }
+
+
+def _draws(d: DrawSummary) -> dict[str, Any]:
+    return {
+        "reply_set": d.reply_set,
+        "transport": d.transport,
+        "draws": [
+            {"draw": n, "reply_set": label, "passed": p, "total": t, "pass_rate": _pct(rate)}
+            for n, label, p, t, rate in d.draws
+        ],
+        "mean": _pct(d.mean),
+        "low": _pct(d.low),
+        "high": _pct(d.high),
+        "spread_points": _points(d.spread),
     }
 
 

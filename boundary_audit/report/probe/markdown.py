@@ -43,6 +43,8 @@ class ProbeMarkdownFormat:
         """The whole report, ending with a newline."""
         parts = [self._header(report), self._overview(report)]
         parts += [self._families(report, name) for name in _cell_sets(report)]
+        if report.summary.draws:
+            parts.append(self._draws(report))
         if report.summary.damage:
             parts.append(self._damage_by_family(report))
             parts.append(self._broken(report))
@@ -101,6 +103,22 @@ class ProbeMarkdownFormat:
                     else DASH
                 )
             rows.append(f"| {cell_text(family)} | " + " | ".join(found) + " |")
+        return "\n".join(rows) + "\n"
+
+    def _draws(self, report: ProbeReport) -> str:
+        rows = [
+            "## Pass rate across draws",
+            "",
+            "| Reply set | Transport | Per draw (%) | Mean (%) | Range (%) | Spread (pp) |",
+            "|---|---|---|---:|---:|---:|",
+        ]
+        for d in report.summary.draws:
+            per = ", ".join(f"d{n} {metrics.format_percent(rate)}" for n, _, _, _, rate in d.draws)
+            rows.append(
+                f"| {cell_text(d.reply_set)} | {cell_text(d.transport)} | {per} "
+                f"| {metrics.format_percent(d.mean)} | {metrics.format_percent(d.low)}–"
+                f"{metrics.format_percent(d.high)} | {metrics.format_percent(d.spread)} |"
+            )
         return "\n".join(rows) + "\n"
 
     def _damage_by_family(self, report: ProbeReport) -> str:

@@ -55,11 +55,31 @@ class ProbeTerminalFormat:
         for reply_set in dict.fromkeys(c.reply_set for c in s.cells):
             out.print(Text(f"Pass rate per family: {reply_set}", style="bold"), soft_wrap=True)
             out.print(self._families(report, reply_set))
+        if s.draws:
+            out.print(Text("Pass rate across draws", style="bold"), soft_wrap=True)
+            out.print(self._draws(report))
         for note in report.notes:
             out.print(f"note: {note}", soft_wrap=True)
         for skipped in report.skipped:
             out.print(f"skipped transport {skipped.transport}: {skipped.reason}", soft_wrap=True)
         return buf.getvalue()
+
+    def _draws(self, report: ProbeReport) -> Table:
+        table = Table(header_style="bold")
+        table.add_column("Reply set", overflow="fold")
+        table.add_column("Transport", overflow="fold")
+        table.add_column("Per draw (%)", overflow="fold")
+        table.add_column("Mean %", justify="right")
+        table.add_column("Range %", justify="right")
+        table.add_column("Spread (pp)", justify="right")
+        for d in report.summary.draws:
+            per = ", ".join(f"d{n} {metrics.format_percent(rate)}" for n, _, _, _, rate in d.draws)
+            table.add_row(
+                d.reply_set, d.transport, per, metrics.format_percent(d.mean),
+                f"{metrics.format_percent(d.low)}–{metrics.format_percent(d.high)}",
+                metrics.format_percent(d.spread),
+            )  # fmt: skip
+        return table
 
     def _overview(self, report: ProbeReport) -> Table:
         damage = {(d.reply_set, d.transport): d.effect for d in report.summary.damage}

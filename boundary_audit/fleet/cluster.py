@@ -26,6 +26,8 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+from distributed import WorkerPlugin
+
 from boundary_audit.errors import BoundaryAuditError, ExitCode
 
 
@@ -47,8 +49,8 @@ def _quiet(log_dir: Path) -> None:
         lg.propagate = False
 
 
-class FleetPlugin:
-    """Set up and tear down a worker for fleet units (picklable: Dask ships it to workers)."""
+class FleetPlugin(WorkerPlugin):
+    """Tear down a worker's fleet state (picklable: Dask ships it to every worker)."""
 
     name = "boundary-audit-fleet"
     idempotent = True
@@ -61,9 +63,6 @@ class FleetPlugin:
         from boundary_audit.fleet.worker import close_all
 
         close_all()
-
-    def transition(self, key: Any, start: str, finish: str, **kwargs: Any) -> None:
-        """Nothing (the WorkerPlugin protocol)."""
 
 
 @contextlib.contextmanager

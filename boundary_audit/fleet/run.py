@@ -159,11 +159,10 @@ def prepare_replies(
     plan: FleetPlan, store: Store, tasks: Sequence[Task], say: Callable[[str], None]
 ) -> tuple[tuple[str, ...], tuple[ReplySet, ...]]:
     """(the reply specs workers use, the loaded sets) — files copied in, generations done."""
-    specs: list[str] = []
-    for spec in plan.replies:
-        specs.append(spec if not os.path.isabs(spec) else str(store.add_reply_file(Path(spec))))
-    for g in plan.generate:
-        specs.append(str(_generate(store, g, plan.select, say)))
+    specs = [
+        s if not os.path.isabs(s) else str(store.add_reply_file(Path(s))) for s in plan.replies
+    ]
+    specs += [str(_generate(store, g, plan.select, say)) for g in plan.generate]
     sets = [part for spec in specs for part in load_reply_sets(spec, tasks)]
     names = [s.name for s in sets]
     dup = next((n for n in names if names.count(n) > 1), None)
@@ -172,9 +171,7 @@ def prepare_replies(
     return tuple(specs), tuple(sets)
 
 
-def settings_of(
-    options: FleetOptions, specs: Sequence[str], sets: Sequence[ReplySet]
-) -> Settings:
+def settings_of(options: FleetOptions, specs: Sequence[str], sets: Sequence[ReplySet]) -> Settings:
     """The worker settings of a plan."""
     p = options.plan
     flags = ["--format", "json"]
@@ -221,8 +218,14 @@ def run_units(
 class _Scheduler:
     """Submits batches with back-pressure and keeps the counts (one per client run)."""
 
-    def __init__(self, client: Any, settings: Settings, options: FleetOptions, run: FleetRun,
-                 progress: FleetProgress) -> None:  # fmt: skip
+    def __init__(
+        self,
+        client: Any,
+        settings: Settings,
+        options: FleetOptions,
+        run: FleetRun,
+        progress: FleetProgress,
+    ) -> None:
         import distributed
 
         self.client = client
@@ -327,9 +330,9 @@ def _drive(
     sched = _Scheduler(client, settings, options, run, progress)
     shared = _shared_units(run)
     sched.add_runs(shared, "", store)
-    raw_keys = {u.transport: [] for u in shared}  # type: dict[str, list[str]]
+    raw_keys: dict[str, list[str]] = {}
     for u in shared:
-        raw_keys[u.transport].append(u.key)
+        raw_keys.setdefault(u.transport, []).append(u.key)
     pending_targets: dict[str, dict[str, Any]] = {}
     for t in plan.targets:
         unit = ScanUnit(t.name, t.repo, refresh=options.refresh)
@@ -355,10 +358,29 @@ def _drive(
         raise
     finally:
         sched.tick(force=True)
+        for t in plan.targets:
+            run.targets[t.name] = _target_doc(t.repo, pending_targets.get(t.name))
 
 
-def _plan_target(name: str, info: dict[str, Any], sched: _Scheduler, store: Store,
-                 run: FleetRun, raw_keys: dict[str, list[str]]) -> None:  # fmt: skip
+def _target_doc(repo: str, info: dict[str, Any] | None) -> dict[str, Any]:
+    """What the report shows of one target: its scan JSON, or why there is none."""
+    if info is None:
+        return {"repo": repo, "error": "not scanned (the run was stopped first)"}
+    if "report" in info:
+        return {"repo": repo, "scan_json": info["report"]["scan_json"]}
+    if info.get("state") == "failed":
+        return {"repo": repo, "error": info.get("error", "")}
+    return {"repo": repo, "error": "not reported (the run was stopped first)"}
+
+
+def _plan_target(
+    name: str,
+    info: dict[str, Any],
+    sched: _Scheduler,
+    store: Store,
+    run: FleetRun,
+    raw_keys: dict[str, list[str]],
+) -> None:
     summary = info["summary"]
     labels = list(summary["transports"])
     units = run_units(name, summary["sha"], labels, run.reply_sets, run.tasks, run.settings)
@@ -368,34 +390,39 @@ def _plan_target(name: str, info: dict[str, Any], sched: _Scheduler, store: Stor
     info["state"] = "running"
 
 
-def _plan_order(units: Sequence[RunUnit], raw_keys: dict[str, list[str]],
-                run: FleetRun) -> list[str]:  # fmt: skip
-    """A target's run keys as its `scan --probe` orders records: per reply set, raw first."""
-    per_set = len(run.tasks)
-    out: list[str] = []
+def _plan_order(
+    units: Sequence[RunUnit], raw_keys: dict[str, list[str]], run: FleetRun
+) -> list[str]:
+    """A target's run keys as its `scan --probe` orders records: per reply set, raw first
+    (raw's keys are in (reply set, task, reply) order: sliced per set)."""
     raw = raw_keys.get(BASELINE, [])
     by_set: dict[str, list[str]] = {}
     for u in units:
         by_set.setdefault(u.reply_set, []).append(u.key)
-    # raw's keys are in (set, task, reply) order: slice them per set
+    out: list[str] = []
     offset = 0
     for rs in run.reply_sets:
         count = sum(len(rs.for_task(t.id)) for t in run.tasks)
         out += raw[offset : offset + count]
         offset += count
         out += by_set.get(rs.name, [])
-    del per_set
     return out
 
 
-def _ready(info: dict[str, Any], store: Store, run: FleetRun, sched: _Scheduler) -> bool:
+def _ready(info: dict[str, Any], store: Store, run: FleetRun) -> bool:
+    """True when every run of a target is finished or failed."""
     return info.get("state") == "running" and all(
-        k not in sched.seen or store.has(k) or k in run.failed for k in info["runs"]
+        k in run.failed or store.has(k) for k in info["runs"]
     )
 
 
-def _loop(sched: _Scheduler, store: Store, run: FleetRun, targets: dict[str, dict[str, Any]],
-          raw_keys: dict[str, list[str]]) -> None:  # fmt: skip
+def _loop(
+    sched: _Scheduler,
+    store: Store,
+    run: FleetRun,
+    targets: dict[str, dict[str, Any]],
+    raw_keys: dict[str, list[str]],
+) -> None:
     _submit_ready(sched, store, run, targets)
     while sched.inflight:
         future = next(sched.waiting)
@@ -405,8 +432,13 @@ def _loop(sched: _Scheduler, store: Store, run: FleetRun, targets: dict[str, dic
         sched.tick()
 
 
-def _drain(sched: _Scheduler, store: Store, run: FleetRun, targets: dict[str, dict[str, Any]],
-           raw_keys: dict[str, list[str]]) -> None:  # fmt: skip
+def _drain(
+    sched: _Scheduler,
+    store: Store,
+    run: FleetRun,
+    targets: dict[str, dict[str, Any]],
+    raw_keys: dict[str, list[str]],
+) -> None:
     sched.queue.clear()
     for future in list(sched.inflight):
         if future.status == "pending":
@@ -418,12 +450,13 @@ def _drain(sched: _Scheduler, store: Store, run: FleetRun, targets: dict[str, di
         sched.tick()
 
 
-def _submit_ready(sched: _Scheduler, store: Store, run: FleetRun,
-                  targets: dict[str, dict[str, Any]]) -> None:  # fmt: skip
+def _submit_ready(
+    sched: _Scheduler, store: Store, run: FleetRun, targets: dict[str, dict[str, Any]]
+) -> None:
     if sched.stopping:
         return
     for name, info in targets.items():
-        if _ready(info, store, run, sched):
+        if _ready(info, store, run):
             info["state"] = "reporting"
             unit = TargetUnit(name, info["repo"], info["scan_key"], tuple(info["runs"]))
             run.total += 1
@@ -437,8 +470,14 @@ def _submit_ready(sched: _Scheduler, store: Store, run: FleetRun,
                 sched.submit("target", w.target_report, unit, info["runs"])
 
 
-def _collect(future: Any, sched: _Scheduler, store: Store, run: FleetRun,
-             targets: dict[str, dict[str, Any]], raw_keys: dict[str, list[str]]) -> None:  # fmt: skip
+def _collect(
+    future: Any,
+    sched: _Scheduler,
+    store: Store,
+    run: FleetRun,
+    targets: dict[str, dict[str, Any]],
+    raw_keys: dict[str, list[str]],
+) -> None:
     what, args = sched.inflight.pop(future)
     try:
         result = future.result()
@@ -450,12 +489,12 @@ def _collect(future: Any, sched: _Scheduler, store: Store, run: FleetRun,
         if error is not None:
             _fail_batch(store, jobs, error, run)
             return
-        run.ran += sum(1 for j in jobs if not store.has(j.key) or result.get(j.key) != w.OK)
         for key, status in result.items():
             if status == w.ERROR:
-                run.failed[key] = store.error(key) or "error"
-            else:
-                run.done += 1
+                run.failed[key] = store.error(key) or "error: the run was not carried out"
+                continue
+            run.done += 1
+            run.ran += status != w.STORED
         return
     if what == "scan":
         unit = args[0]

@@ -41,7 +41,8 @@ from boundary_audit.tasks import Reply, Task, load_tasks
 from boundary_audit.transports import make_transport
 from boundary_audit.transports.interface import Transport
 
-OK, ERROR, SKIPPED = "ok", "error", "skipped"
+OK, ERROR, SKIPPED, STORED = "ok", "error", "skipped", "stored"
+"""A unit's status: done now, could not be carried out, transport unsupported, done before."""
 
 
 @dataclass(frozen=True)
@@ -145,7 +146,7 @@ def state(settings: Settings) -> WorkerState:
     with _STATES_LOCK:
         found = _STATES.get(settings)
         if found is None:
-            tasks = {t.id: t for t in load_tasks(settings.select)}
+            tasks = {str(t.id): t for t in load_tasks(settings.select)}
             found = WorkerState(settings, Store(Path(settings.store)), tasks)
             _STATES[settings] = found
         return found
@@ -279,10 +280,12 @@ def _transport(st: WorkerState, job: Job) -> Transport | str:
 
 
 def run_batch(settings: Settings, jobs: Sequence[Job]) -> dict[str, str]:
-    """Run every job not already in the store; key -> ok, error or skipped."""
+    """Run every job not already in the store; key -> ok, error, skipped or stored."""
     st = state(settings)
     todo = [j for j in jobs if not st.store.has(j.key)]
-    out = {j.key: OK for j in jobs if j not in todo}
+    out = {j.key: STORED for j in jobs}
+    for j in todo:
+        del out[j.key]
     box = st.ensure_sandbox() if todo else None
     if todo and box is None:
         for j in todo:

@@ -36,10 +36,6 @@ from boundary_audit.results.table8 import (
     Table8Report,
 )
 from boundary_audit.static.checks import record_of
-<<<<<<< HEAD
-=======
-from boundary_audit.tasks import load_reply_sets, load_tasks
->>>>>>> main
 from boundary_audit.taxonomy import BASELINE
 
 MARKER = "boundary-audit-specimens"
@@ -182,7 +178,6 @@ def run_demo(
     say(f"specimens repository at {repo} ({sha[:12]})")
     report = run_static(StaticOptions(target=str(repo), jobs=options.jobs))
     report = replace(report, target="specimens", target_name="specimens")
-<<<<<<< HEAD
     settings = ProbeSettings(
         select=options.select,
         replies=options.replies,
@@ -191,12 +186,6 @@ def run_demo(
         timeout_s=options.timeout_s,
         adapters=False,
         probes=options.probes,
-=======
-    tasks = load_tasks(options.select)
-    sets = [part for s in options.replies for part in load_reply_sets(s, tasks)]
-    chosen = choose_transports(
-        report.findings, report.sink_text, lambda p: (repo / p).read_text("utf-8", "replace")
->>>>>>> main
     )
     outcome = probe_findings(report.findings, settings, commit=report.commit, progress=progress)
     report = replace(

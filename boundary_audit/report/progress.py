@@ -72,3 +72,56 @@ def progress_for(stream: TextIO | None = None, description: str = "probing") -> 
     if stream.isatty():
         return BarProgress(stream, description)
     return NoProgress()
+
+
+class UnitsBar:
+    """The fleet's bar: `fleet  [####   ] 120/540  3 failed  2 workers  0:01:04`.
+
+    The total grows while the scans arrive (each brings its target's runs). On a stream that
+    is not a terminal there is no bar; the notes are still written, one line each."""
+
+    def __init__(self, stream: TextIO | None = None) -> None:
+        self._stream = stream or sys.stderr
+        self._bar: RichBar | None = None
+        self._task: object = None
+        if self._stream.isatty():
+            self._bar = RichBar(
+                TextColumn("fleet"),
+                BarColumn(),
+                MofNCompleteColumn(),
+                TextColumn("{task.fields[failed]} failed"),
+                TextColumn("{task.fields[workers]} workers"),
+                TimeElapsedColumn(),
+                console=Console(file=self._stream),
+                transient=True,
+            )
+
+    def units(self, total: int, done: int, failed: int, workers: int) -> None:
+        """The counts now."""
+        if self._bar is None:
+            return
+        if self._task is None:
+            self._bar.start()
+            self._task = self._bar.add_task("fleet", total=total, failed=0, workers=0)
+        self._bar.update(
+            self._task,  # type: ignore[arg-type]
+            total=total,
+            completed=done + failed,
+            failed=failed,
+            workers=workers,
+        )
+
+    def note(self, message: str) -> None:
+        """A message line above the bar (`boundary-audit: MESSAGE`)."""
+        line = f"boundary-audit: {message}"
+        if self._bar is not None and self._task is not None:
+            self._bar.console.print(line, markup=False, highlight=False)
+        else:
+            self._stream.write(line + "\n")
+            self._stream.flush()
+
+    def finish(self) -> None:
+        """Remove the bar."""
+        if self._bar is not None and self._task is not None:
+            self._bar.stop()
+        self._bar = None

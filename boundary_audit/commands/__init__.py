@@ -13,6 +13,7 @@ from boundary_audit.commands import (
     checks,
     crossover,
     default,
+    fleet,
     generate,
     harness,
     probe,
@@ -33,4 +34,5 @@ COMMANDS: list[Callable[[typer.Typer], None]] = [
     source.register,
     generate.register,
     crossover.register,
+    fleet.register,
 ]

@@ -45,6 +45,7 @@ from boundary_audit.tasks import ReplySet, Task, load_reply_sets, load_tasks
 from boundary_audit.taxonomy import BASELINE
 
 DEFAULT_BATCH = 8
+SCAN_DEFAULT_REPLIES = ("oracle", "naive")
 
 
 class FleetProgress(Protocol):
@@ -98,6 +99,8 @@ class FleetRun:
     """Unit key -> why it could not be carried out."""
     interrupted: bool = False
     workers: int = 0
+    sandbox: str = ""
+    """Where the replies ran (a worker's `Sandbox.confinement()`)."""
 
 
 @contextlib.contextmanager
@@ -176,7 +179,8 @@ def settings_of(options: FleetOptions, specs: Sequence[str], sets: Sequence[Repl
     p = options.plan
     flags = ["--format", "json"]
     flags += ["--select", p.select] if p.select != "all" else []
-    flags += [a for s in specs for a in ("--replies", s)]
+    if tuple(specs) != SCAN_DEFAULT_REPLIES:  # what `scan` would record for the same runs
+        flags += [a for s in specs for a in ("--replies", s)]
     flags += ["--sandbox", p.sandbox] if p.sandbox != "auto" else []
     return Settings(
         store=str(p.store),
@@ -216,29 +220,39 @@ def run_units(
 
 
 class _Scheduler:
-    """Submits batches with back-pressure and keeps the counts (one per client run)."""
+    """Submits batches with back-pressure and keeps the counts (one per client run). The
+    cluster is started (or reached) on the first submission: a plan the store already holds
+    whole needs none."""
 
     def __init__(
         self,
-        client: Any,
+        connect_to: Callable[[], Any],
         settings: Settings,
         options: FleetOptions,
         run: FleetRun,
         progress: FleetProgress,
     ) -> None:
-        import distributed
-
-        self.client = client
+        self._connect = connect_to
+        self.client: Any = None
         self.settings = settings
         self.batch = max(1, options.batch)
         self.run = run
         self.progress = progress
         self.queue: list[w.Job] = []
-        self.waiting = distributed.as_completed()
+        self.waiting: Any = None
         self.inflight: dict[Any, tuple[str, Any]] = {}
         self.stopping = False
         self.seen: set[str] = set()
         self.last_tick = 0.0
+
+    def _connected(self) -> Any:
+        if self.client is None:
+            import distributed
+
+            self.client = self._connect()
+            self.waiting = distributed.as_completed(loop=self.client.loop)
+            self.run.workers = worker_count(self.client)
+        return self.client
 
     def capacity(self) -> int:
         return max(2, 2 * max(1, self.run.workers))
@@ -259,7 +273,7 @@ class _Scheduler:
         return keys
 
     def submit(self, what: str, fn: Callable[..., Any], *args: Any) -> None:
-        future = self.client.submit(fn, self.settings, *args, pure=False)
+        future = self._connected().submit(fn, self.settings, *args, pure=False)
         self.inflight[future] = (what, args)
         self.waiting.add(future)
 
@@ -273,7 +287,8 @@ class _Scheduler:
         now = time.monotonic()
         if force or now - self.last_tick > 0.5:
             self.last_tick = now
-            self.run.workers = worker_count(self.client) or self.run.workers
+            if self.client is not None:
+                self.run.workers = worker_count(self.client) or self.run.workers
             self.progress.units(
                 self.run.total, self.run.done, len(self.run.failed), self.run.workers
             )
@@ -307,11 +322,17 @@ def execute(options: FleetOptions, *, progress: FleetProgress | None = None) -> 
         specs, sets = prepare_replies(plan, store, tasks, progress.note)
         settings = settings_of(options, specs, sets)
         run = FleetRun(plan, settings, sets, tasks)
-        where = options.scheduler or f"a local cluster of {options.workers} workers"
-        progress.note(f"connecting to {where}")
-        with connect(options.scheduler, options.workers, store.log_dir) as client:
-            run.workers = worker_count(client)
-            _drive(client, options, store, run, progress)
+        n = options.workers
+        where = options.scheduler or f"a local cluster of {n} worker{'s' if n > 1 else ''}"
+        with contextlib.ExitStack() as stack:
+
+            def connect_to() -> Any:
+                progress.note(f"connecting to {where}")
+                return stack.enter_context(
+                    connect(options.scheduler, options.workers, store.log_dir)
+                )
+
+            _drive(connect_to, options, store, run, progress)
         if not run.interrupted:
             run.shared = _shared_records(store, run)
     return run
@@ -324,10 +345,14 @@ def _shared_units(run: FleetRun) -> list[RunUnit]:
 
 
 def _drive(
-    client: Any, options: FleetOptions, store: Store, run: FleetRun, progress: FleetProgress
+    connect_to: Callable[[], Any],
+    options: FleetOptions,
+    store: Store,
+    run: FleetRun,
+    progress: FleetProgress,
 ) -> None:
     plan, settings = run.plan, run.settings
-    sched = _Scheduler(client, settings, options, run, progress)
+    sched = _Scheduler(connect_to, settings, options, run, progress)
     shared = _shared_units(run)
     sched.add_runs(shared, "", store)
     raw_keys: dict[str, list[str]] = {}
@@ -367,7 +392,7 @@ def _target_doc(repo: str, info: dict[str, Any] | None) -> dict[str, Any]:
     if info is None:
         return {"repo": repo, "error": "not scanned (the run was stopped first)"}
     if "report" in info:
-        return {"repo": repo, "scan_json": info["report"]["scan_json"]}
+        return {"repo": repo, "scan_json": info["report"]["scan_json"], "runs": info["runs"]}
     if info.get("state") == "failed":
         return {"repo": repo, "error": info.get("error", "")}
     return {"repo": repo, "error": "not reported (the run was stopped first)"}
@@ -489,7 +514,10 @@ def _collect(
         if error is not None:
             _fail_batch(store, jobs, error, run)
             return
-        for key, status in result.items():
+        if result["sandbox"] and not run.sandbox:
+            run.sandbox = result["sandbox"]
+            sched.progress.note(f"replies run in: {run.sandbox}")
+        for key, status in result["statuses"].items():
             if status == w.ERROR:
                 run.failed[key] = store.error(key) or "error: the run was not carried out"
                 continue
@@ -533,6 +561,8 @@ def _shared_records(store: Store, run: FleetRun) -> tuple[RunRecord, ...]:
             out.append(_error_of(u, why))
         elif "record" in got:
             out.append(w.read_record(got["record"]))
+            if len(out) == 1:  # the plan's first run says where replies ran (deterministic)
+                run.sandbox = str(got.get("sandbox", ""))
     return tuple(out)
 
 

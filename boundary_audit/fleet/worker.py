@@ -245,15 +245,18 @@ class _Writer(NoProgress):
 
     def advance(self, record: RunRecord) -> None:
         job = self.jobs[(record.task_id, record.transport, record.reply_set, record.reply_id or "")]
-        self.statuses[job.key] = write_record(self.st.store, job, record)
+        box = self.st.sandbox
+        where = box.confinement() if box is not None else ""
+        self.statuses[job.key] = write_record(self.st.store, job, record, where)
 
 
-def write_record(store: Store, job: Job, record: RunRecord) -> str:
+def write_record(store: Store, job: Job, record: RunRecord, sandbox: str) -> str:
     """Store one run: a result, or (when the machinery failed) an error to redo."""
     if record.errored:
         store.put_error(job.key, job.inputs, record.reason)
         return ERROR
-    store.put(job.key, job.inputs, {"record": record.as_json(), "worker": worker_name()})
+    result = {"record": record.as_json(), "sandbox": sandbox, "worker": worker_name()}
+    store.put(job.key, job.inputs, result)
     return OK
 
 
@@ -279,8 +282,15 @@ def _transport(st: WorkerState, job: Job) -> Transport | str:
     return built
 
 
-def run_batch(settings: Settings, jobs: Sequence[Job]) -> dict[str, str]:
-    """Run every job not already in the store; key -> ok, error, skipped or stored."""
+def run_batch(settings: Settings, jobs: Sequence[Job]) -> dict[str, Any]:
+    """Run every job not already in the store: {"statuses": key -> ok, error, skipped or
+    stored; "sandbox": where the replies ran, "" if nothing ran}."""
+    statuses = _run_batch(settings, jobs)
+    box = state(settings).sandbox
+    return {"statuses": statuses, "sandbox": box.confinement() if box is not None else ""}
+
+
+def _run_batch(settings: Settings, jobs: Sequence[Job]) -> dict[str, str]:
     st = state(settings)
     todo = [j for j in jobs if not st.store.has(j.key)]
     out = {j.key: STORED for j in jobs}

@@ -17,7 +17,7 @@ import pytest
 from boundary_audit.adapters import load_adapters
 from boundary_audit.finding import DerivedPath, Finding, Route
 from boundary_audit.pipelines.demo import build_specimen_repo
-from boundary_audit.pipelines.measure import match_adapter
+from boundary_audit.pipelines.measure import match_adapter, route_label
 from boundary_audit.pipelines.scan import StaticOptions, run_static
 from boundary_audit.results.scan import compare_paths
 from tests.support.gitrepos import make_repo
@@ -227,6 +227,23 @@ def test_facts_name_the_code_that_says_so(specimens: dict[str, Finding]) -> None
     assert codeblocks.notes == (
         "interpreter may also be python3: not a shell, not replayed by the shell tasks",
     )
+
+
+def test_the_specimens_readme_lists_each_derived_and_fixed_path(
+    specimens: dict[str, Finding],
+) -> None:
+    import re
+
+    readme = (Path(__file__).resolve().parent.parent / "specimens" / "README.md").read_text()
+    row = re.compile(r"^\| `([a-z_]+)` \| `([^`]+)` \| (?:`([^`]+)`|none needed) \|$", re.M)
+    listed = {m.group(1): (m.group(2), m.group(3)) for m in row.finditer(readme)}
+    derived = {}
+    for path, f in specimens.items():
+        p = f.boundary_path
+        assert p is not None
+        fixed = route_label(p.fixed[0]) if p.fixed else None
+        derived[path.split("/")[0]] = (route_label(p.routes[0]), fixed)
+    assert listed == derived
 
 
 # -- built like the audited systems ------------------------------------------------------------

@@ -519,3 +519,57 @@ def test_an_adapter_is_matched_only_at_its_pin_and_on_its_sink_anchor(tmp_path: 
     found = match_adapter(moved, pin, adapters)
     assert found is not None and (found[0].id, found[1].id) == ("swe-agent", "default")
     assert match_adapter(moved, "0" * 40, adapters) is None
+
+
+LANGCHAIN_LIKE = b"""import json
+import os
+import subprocess
+
+
+class ShellSession:
+    def __init__(self) -> None:
+        self._proc = subprocess.Popen(["/bin/bash"], stdin=subprocess.PIPE, env={}, text=True)
+
+    def execute(self, command: str) -> str:
+        self._proc.stdin.write(command + "\\n")
+        self._proc.stdin.flush()
+        return self._proc.stdout.readline()
+
+
+def run_tool(tool_call):
+    args = json.loads(tool_call.function.arguments)
+    return ShellSession().execute(args["command"])
+
+
+def run_user_shell(tool_call):
+    cmd = json.loads(tool_call.function.arguments)["command"]
+    return subprocess.run([os.environ.get("SHELL", "/bin/bash"), "-lc", cmd])
+"""
+
+
+def test_a_replaced_environment_and_an_open_shell_are_facts_of_the_path(tmp_path: Path) -> None:
+    make_repo(tmp_path / "lc", {"shell_tool.py": LANGCHAIN_LIKE})
+    report = run_static(StaticOptions(target=str(tmp_path / "lc"), jobs=1))
+    by_line = {f.primary.start_line: f for f in report.findings if f.model_controlled}
+    session = by_line[11].boundary_path
+    assert session is not None
+    assert fields(session)["routes"] == [
+        {"transport": "session-pipe", "params": {"shell": ["/bin/bash"], "env": {}}}
+    ]
+    assert [(f.field, f.value) for f in session.facts[1:]] == [
+        ("program", "/bin/bash"),
+        ("tty", "pipes (no terminal)"),
+        ("interactive", "no (the script is read from a pipe)"),
+        ("environment", "replaced: empty"),
+    ]
+    user = by_line[23].boundary_path
+    assert user is not None
+    assert fields(user)["routes"] == [
+        {"transport": "raw", "params": {"shell": "sh", "flags": "-lc"}, "assumes": "program sh"},
+        {
+            "transport": "raw",
+            "params": {"shell": "bash", "flags": "-lc"},
+            "assumes": "program bash",
+        },
+    ]
+    assert user.fact("program") is not None and user.fact("program").source == "range"  # type: ignore[union-attr]

@@ -573,3 +573,20 @@ def test_a_replaced_environment_and_an_open_shell_are_facts_of_the_path(tmp_path
         },
     ]
     assert user.fact("program") is not None and user.fact("program").source == "range"  # type: ignore[union-attr]
+
+
+def test_a_disclosure_for_a_scan_finding_describes_its_derived_path(tmp_path: Path) -> None:
+    from boundary_audit.llm.disclosure import boundary_for, describe
+    from boundary_audit.report.scan.json_v1 import JsonV1Format
+    from tests.support import sample_findings as sample
+
+    report = tmp_path / "scan.json"
+    report.write_text(JsonV1Format().render(sample.probed_report()), encoding="utf-8")
+    index = [f.code for f in sample.probed_report().findings].index("BA102")
+    b = boundary_for(f"{report}#{index}")
+    assert (b.transport, dict(b.params)) == ("raw", {"shell": "sh", "flags": "-c"})
+    assert [(s.name, dict(s.params)) for s in b.preprocess] == [
+        ("template.interpolate", {"prefix": 'sh -c "', "suffix": '"'})
+    ]
+    text = describe(b)
+    assert '`sh -c "<your command>"`' in text and text.startswith("Your command ")

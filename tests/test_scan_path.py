@@ -590,3 +590,24 @@ def test_a_disclosure_for_a_scan_finding_describes_its_derived_path(tmp_path: Pa
     ]
     text = describe(b)
     assert '`sh -c "<your command>"`' in text and text.startswith("Your command ")
+
+
+def test_a_path_that_cannot_be_derived_falls_back_to_the_hint_and_keeps_the_finding(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from boundary_audit.static import path as static_path
+    from boundary_audit.taxonomy import BoundaryClass
+
+    def broken(*_args: object) -> None:
+        raise RecursionError("maximum recursion depth exceeded")
+
+    monkeypatch.setitem(static_path._BY_CLASS, BoundaryClass.SHELL_SESSION, broken)
+    f = _only(
+        tmp_path / "swe",
+        {"sweagent/environment/swe_env.py": SWE_ENV, "sweagent/agent/agents.py": SWE_AGENT},
+    )
+    assert f.boundary_path is not None and f.boundary_path.hinted
+    assert f.boundary_path.notes[0] == (
+        "the path could not be derived (RecursionError: maximum recursion depth exceeded)"
+    )
+    assert f.boundary_path.transport.name == "session-pipe"  # the hint: no pexpect in the text

@@ -5,7 +5,8 @@ scans it, runs the hostile tier of the task suite through every model-controlled
 boundary, and writes into --output-dir (default `./boundary-audit-report/`): the repository
 (`specimens/`), the scan report with its measured evidence (`scan.json`, `scan.sarif`,
 `scan.md`) and the Table-8-style report of the findings (`table8.md`, `table8.json`). The
-Table-8 table is printed; a one-line summary goes to stderr.
+Table-8 table is printed; a one-line summary goes to stderr. Exit 6 when a run could not be
+carried out (those runs are left out of every damage, and counted in the reports).
 """
 
 from __future__ import annotations
@@ -74,7 +75,8 @@ def demo(
                           replies=tuple(replies or ("oracle",)), sandbox=sandbox.value,
                           jobs=jobs, probes=not no_probes)
     options = replace(options, command=regenerate_command(options))
-    scan, table = run_demo(options, progress=progress_for())
+    result = run_demo(options, progress=progress_for())
+    scan, table = result.scan, result.table
     for fmt, name in SCAN_FILES.items():
         write(renderer_for(fmt).render(scan), output_dir / name)
     for kind, name in FILE_NAMES.items():
@@ -84,9 +86,11 @@ def demo(
     typer.echo(table8_report.renderer_for(Table8Format.TERMINAL, color=to_tty, width=width)
                .render(table), nl=False)
     confirmed = sum(1 for f in scan.active if f.evidence and f.confidence.value == "high")
+    errors = (f", {result.error_runs} runs could not be carried out (left out of the damage)"
+              if result.error_runs else "")
     sys.stderr.write(f"demo: {len(table.rows)} boundaries in the specimens, {confirmed} "
-                     f"confirmed by measurement; reports in {output_dir}/\n")
-    return int(ExitCode.OK)
+                     f"confirmed by measurement{errors}; reports in {output_dir}/\n")
+    return int(ExitCode.RUN if result.error_runs else ExitCode.OK)
 
 
 def register(app: typer.Typer) -> None:

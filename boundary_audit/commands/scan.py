@@ -1,10 +1,11 @@
 """`boundary-audit scan TARGET`: the audit of a repository at a commit.
 
 Thin: parse options into `StaticOptions`, call `run_static`, then (unless --no-probe) let
-`pipelines.measure.probe_report` measure each model-controlled finding's boundary, render with the
-chosen format to --output or stdout, write a baseline if asked, print the one-line summary
-(with the resolved sha) to stderr, and turn --fail-on into exit code 10. Every option has a
-`BOUNDARY_AUDIT_*` environment alias.
+`pipelines.measure.probe_report` measure each model-controlled finding's derived path, render
+with the chosen format to --output or stdout, write a baseline if asked, print the one-line
+summary (with the resolved sha) to stderr, and turn --fail-on into exit code 10; a probe run
+that could not be carried out makes the exit code 6 (the report is written first, with those
+runs counted and named). Every option has a `BOUNDARY_AUDIT_*` environment alias.
 """
 
 from __future__ import annotations
@@ -18,16 +19,17 @@ from typing import Annotated
 import typer
 
 from boundary_audit.errors import ExitCode, ReportError
-from boundary_audit.pipelines.measure import probe_report
+from boundary_audit.pipelines.measure import ProbeSettings, probe_report
 from boundary_audit.pipelines.scan import StaticOptions, gate, run_static
 from boundary_audit.report.progress import progress_for
 from boundary_audit.report.scan import ScanFormat, renderer_for
 from boundary_audit.results.baseline import write_baseline
 from boundary_audit.results.scan import ScanReport, summary_line
+from boundary_audit.sandbox import SandboxChoice
 from boundary_audit.source import ENV_CACHE_DIR
 from boundary_audit.taxonomy import BoundaryClass, Confidence, Severity
 
-SOURCE, STATIC, OUTPUT, GATE = "Source", "Static", "Output", "Gate"
+SOURCE, STATIC, PROBE, OUTPUT, GATE = "Source", "Static", "Probe", "Output", "Gate"
 
 
 def _env(name: str) -> str:
@@ -46,10 +48,14 @@ def content_flags(o: StaticOptions, fmt: ScanFormat) -> tuple[str, ...]:
     return tuple(flags)
 
 
-def _render(report: ScanReport, fmt: ScanFormat, output: Path | None) -> str:
+def _render(
+    report: ScanReport, fmt: ScanFormat, output: Path | None, details: bool, show_skipped: bool
+) -> str:
     to_tty = output is None and sys.stdout.isatty()
     width = shutil.get_terminal_size((120, 24)).columns if to_tty else 120
-    return renderer_for(fmt, color=to_tty, width=width).render(report)
+    return renderer_for(
+        fmt, color=to_tty, width=width, details=details, show_skipped=show_skipped
+    ).render(report)
 
 
 def _emit(text: str, output: Path | None) -> None:
@@ -237,12 +243,62 @@ def scan(
             help="Exit 0 even when --fail-on matches (errors keep their codes).",
         ),
     ] = False,
+    details: Annotated[
+        bool,
+        typer.Option(
+            "--details",
+            envvar=_env("DETAILS"),
+            rich_help_panel=OUTPUT,
+            help="Terminal format: add each finding's derived path, every route and reply set "
+            "by family, the fix, the adapter comparison and the probes.",
+        ),
+    ] = False,
+    show_skipped: Annotated[
+        bool,
+        typer.Option(
+            "--show-skipped",
+            envvar=_env("SHOW_SKIPPED"),
+            rich_help_panel=OUTPUT,
+            help="Terminal format: list the skipped files (by default one count line).",
+        ),
+    ] = False,
+    select: Annotated[
+        str,
+        typer.Option(
+            "--select",
+            envvar=_env("SELECT"),
+            rich_help_panel=PROBE,
+            help="Tasks pushed through each boundary path (ids, families, core, boundary, all).",
+        ),
+    ] = "all",
+    replies: Annotated[
+        list[str] | None,
+        typer.Option(
+            "--replies",
+            "-r",
+            envvar=_env("REPLIES"),
+            rich_help_panel=PROBE,
+            show_default=False,
+            help="Reply sets: oracle, naive or a JSONL file (repeatable; default oracle + naive; "
+            "the first one is the one-screen damage).",
+        ),
+    ] = None,
+    sandbox: Annotated[
+        SandboxChoice,
+        typer.Option(
+            "--sandbox",
+            envvar=_env("SANDBOX"),
+            rich_help_panel=PROBE,
+            case_sensitive=False,
+            help="Where replies run (auto: bwrap; tempdir has no isolation).",
+        ),
+    ] = SandboxChoice.AUTO,
     no_probe: Annotated[
         bool,
         typer.Option(
             "--no-probe",
             envvar=_env("NO_PROBE"),
-            rich_help_panel=STATIC,
+            rich_help_panel=PROBE,
             help="Keep the scan static: do not run the task suite through each model-controlled "
             "finding's boundary.",
         ),
@@ -264,17 +320,40 @@ def scan(
         jobs=jobs,
     )
     progress = progress_for()  # notes and a bar on a terminal only: CI logs stay one line
-    flags = content_flags(options, fmt) + (("--no-probe",) if no_probe else ())
+    probe_flags = (
+        ("--no-probe",)
+        if no_probe
+        else (
+            *(("--select", select) if select != "all" else ()),
+            *(a for r in replies or () for a in ("--replies", r)),
+            *(("--sandbox", sandbox.value) if sandbox != SandboxChoice.AUTO else ()),
+        )
+    )
+    flags = content_flags(options, fmt) + tuple(probe_flags)
     report = run_static(replace(options, command_flags=flags), progress=progress)
     if not no_probe:
-        report = probe_report(report, progress=progress_for())
-    _emit(_render(report, fmt, output), output)
+        settings = ProbeSettings(
+            select=select, replies=tuple(replies or ("oracle", "naive")), sandbox=sandbox.value
+        )
+        report = probe_report(report, settings, progress=progress_for())
+    _emit(_render(report, fmt, output, details, show_skipped), output)
     if write_baseline_to is not None:
         write_baseline(report, write_baseline_to)
     for note in report.notes:
         sys.stderr.write(f"note: {note}\n")
     sys.stderr.write(summary_line(report) + "\n")
-    return _gate_exit(report, fail_on or [], no_exit_codes)
+    gated = _gate_exit(report, fail_on or [], no_exit_codes)
+    if report.error_runs:
+        first = report.probe.errors[0] if report.probe is not None else None
+        sys.stderr.write(
+            f"boundary-audit: {report.error_runs} probe run"
+            f"{'' if report.error_runs == 1 else 's'} could not be carried out "
+            f"(left out of the damage): {first.transport}: {first.reason}\n"
+            if first
+            else ""
+        )
+        return int(ExitCode.RUN)
+    return gated
 
 
 def register(app: typer.Typer) -> None:

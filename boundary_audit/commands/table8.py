@@ -95,7 +95,7 @@ def summary(report: Table8Report) -> str:
     """`table8: 7 rows, 3 variants; damage (oracle): codex -28.6, ...; 2 errored runs`."""
     first = report.reply_sets[0] if report.reply_sets else ""
     parts = [
-        f"{r.system}:{r.path} {m.damage_pp:+.1f}"
+        f"{r.system}:{r.path} {m.damage_pp:+.1f}" if m.measured else f"{r.system}:{r.path} -"
         for r in report.rows
         for m in r.measures
         if m.reply_set == first
@@ -104,6 +104,7 @@ def summary(report: Table8Report) -> str:
     return (
         f"table8: {len(report.rows)} rows, {len(report.variants)} variants; damage "
         f"({first}, pp): {', '.join(parts) or 'none'}; {errors} errored runs"
+        + (" (left out of the damage)" if errors else "")
     )
 
 
@@ -170,7 +171,8 @@ def table8(
     report = build_table8(replace(options, command=command), progress=progress_for())
     emit(report, fmt, output, output_dir)
     sys.stderr.write(summary(report) + "\n")
-    return int(ExitCode.OK)
+    errored = any(m.errors for r in report.all_rows for m in r.measures)
+    return int(ExitCode.RUN if errored else ExitCode.OK)
 
 
 def register(app: typer.Typer) -> None:

@@ -2,11 +2,13 @@
 
 `build_specimen_repo` writes the specimen harnesses (one per boundary class, see
 specimens/README.md) into a git repository with a fixed identity and date, so its commit sha
-is the same on every machine. `run_demo` scans it (`run_static`), maps every model-controlled
-finding to a transport (`pipelines.measure.choose_transports`), runs the task selection through
-`raw` and those transports once, attaches the evidence to the findings, fingerprints each
-transport with the probes, and lays the result out as a Table-8 report whose rows are the
-findings. Offline: nothing leaves the machine.
+is the same on every machine. `run_demo` scans it (`run_static`), measures every
+model-controlled finding's derived path and its fixed path with the task selection
+(`pipelines.measure.probe_findings`, the same step as `scan`), fingerprints each path with the
+probes, and lays the result out as a Table-8 report whose rows are the findings: the row's
+damage is its path's first route, the range over its routes and the verified fix are notes.
+Runs that could not be carried out are left out of every damage and counted
+(`Table8Report.notes`, `DemoResult.error_runs`). Offline: nothing leaves the machine.
 """
 
 from __future__ import annotations
@@ -20,26 +22,21 @@ from boundary_audit._data import iter_files
 from boundary_audit._subprocess import run
 from boundary_audit.errors import UsageError
 from boundary_audit.finding import Finding
-from boundary_audit.pipelines.matrix import fingerprints, measure, run_matrix
-from boundary_audit.pipelines.measure import attach_evidence, choose_transports
+from boundary_audit.pipelines.matrix import measure
+from boundary_audit.pipelines.measure import ProbeOutcome, ProbeSettings, probe_findings
 from boundary_audit.pipelines.scan import StaticOptions, run_static
-from boundary_audit.probes import Fingerprint, load_probes
+from boundary_audit.probes import load_probes
 from boundary_audit.progress import NoProgress, Progress
-from boundary_audit.results.scan import ScanReport
+from boundary_audit.results.scan import ScanReport, boundary_row
 from boundary_audit.results.table8 import (
     VERIFIED,
     AnchorCheck,
-    Measure,
     Row,
     StaticCheck,
     Table8Report,
 )
-from boundary_audit.sandbox import Limits, make_sandbox
 from boundary_audit.static.checks import record_of
-from boundary_audit.tasks import load_reply_sets, load_tasks
 from boundary_audit.taxonomy import BASELINE
-from boundary_audit.transports import make_transport
-from boundary_audit.transports.interface import Transport
 
 MARKER = "boundary-audit-specimens"
 """File in the repository's .git that says we built it (and may rebuild it)."""
@@ -101,14 +98,7 @@ def build_specimen_repo(dest: Path) -> str:
     return _git(dest, "rev-parse", "HEAD")
 
 
-def _row(
-    f: Finding,
-    report: ScanReport,
-    label: str,
-    measures: tuple[Measure, ...],
-    facts: Fingerprint | None,
-    skipped: str,
-) -> Row:
+def _row(f: Finding, report: ScanReport, outcome: ProbeOutcome, sets: tuple[str, ...]) -> Row:
     system = f.primary.path.split("/", 1)[0]
     check = AnchorCheck(
         f.primary.anchor(), "sink", f.boundary_class.value, VERIFIED, f"{f.code} `{f.sink}`"
@@ -120,9 +110,20 @@ def _row(
         "found by the static scan of the specimens",
         (check,),
     )
-    layers = record_of(f.boundary_class).layers + (
-        (f"sanitizer at the interpolation point: {f.sanitizer}",) if f.sanitizer else ()
-    )
+    path = f.boundary_path
+    label = next((e.transport for e in f.evidence if e.role == "path"), "")
+    skipped = dict(outcome.info.not_measured) if outcome.info is not None else {}
+    measures = tuple(measure(outcome.records, label, s) for s in sets) if label else ()
+    notes: list[str] = []
+    row = boundary_row(report, f)
+    if path is not None and len(path.routes) > 1 and row.damage is not None:
+        ranges = ", ".join(r.assumes for r in path.routes)
+        notes.append(f"range over the routes ({ranges}): {row.damage.text()} ({sets[0]})")
+    if path is not None and path.fix and row.damage is not None:
+        after = row.fixed.text() if row.fixed is not None else "not measured"
+        notes.append(f"fix verified ({sets[0]}): {row.damage.text()} → {after}: {path.fix}")
+    if path is not None:
+        notes += [f"derived path: {n}" for n in path.notes]
     return Row(
         system=system,
         system_name=system,
@@ -136,27 +137,40 @@ def _row(
         contract=f.contract.value,
         boundary_class=f.boundary_class.value,
         shell_parses=f.parse_layers,
-        parse_layers=layers,
+        parse_layers=path.parse_layers if path is not None else record_of(f.boundary_class).layers,
         observed=f.message,
-        transport=label,
-        preprocess=(),
+        transport=label or "not measured",
+        preprocess=tuple(s.label() for s in path.preprocess) if path is not None else (),
         anchors=(f.primary.anchor(),),
-        fix=record_of(f.boundary_class).fix,
+        fix=(path.fix if path is not None else "") or record_of(f.boundary_class).fix,
         marked="",
-        notes=(),
-        facts=facts.facts if facts else (),
+        notes=tuple(notes),
+        facts=outcome.fingerprints.get(label, ()),
         measures=measures,
         static=static,
-        skipped=skipped,
+        skipped=skipped.get(label, "") if label else (path.unmeasurable if path else ""),
     )
+
+
+@dataclass(frozen=True)
+class DemoResult:
+    """What `run_demo` made."""
+
+    scan: ScanReport
+    table: Table8Report
+
+    @property
+    def error_runs(self) -> int:
+        """Runs that could not be carried out (left out of every damage)."""
+        return self.scan.error_runs
 
 
 def run_demo(
     options: DemoOptions,
     *,
     progress: Progress | None = None,
-) -> tuple[ScanReport, Table8Report]:
-    """Build the specimens repository, scan it, probe it: (scan report, Table-8 report)."""
+) -> DemoResult:
+    """Build the specimens repository, scan it, probe it: the scan and the Table-8 report."""
     progress = progress or NoProgress()
     say = progress.note
     repo = options.output_dir / "specimens"
@@ -164,56 +178,48 @@ def run_demo(
     say(f"specimens repository at {repo} ({sha[:12]})")
     report = run_static(StaticOptions(target=str(repo), jobs=options.jobs))
     report = replace(report, target="specimens", target_name="specimens")
-    tasks = load_tasks(options.select)
-    sets = [part for s in options.replies for part in load_reply_sets(s, tasks)]
-    chosen = choose_transports(
-        report.findings, report.sink_text, lambda p: (repo / p).read_text("utf-8", "replace")
+    settings = ProbeSettings(
+        select=options.select,
+        replies=options.replies,
+        sandbox=options.sandbox,
+        jobs=options.jobs,
+        timeout_s=options.timeout_s,
+        adapters=False,
+        probes=options.probes,
     )
-    by_label = {t.label: t for t in chosen.values()}
-    extra: list[Transport] = [t for label, t in by_label.items() if label != BASELINE]
-    with make_sandbox(options.sandbox, Limits(timeout_s=options.timeout_s)) as sandbox:
-        matrix = run_matrix(tasks, sets, extra, sandbox, jobs=options.jobs, progress=progress)
-        described = sandbox.describe()
-    prints: dict[str, Fingerprint] = {}
-    if options.probes:
-        with make_sandbox(options.sandbox, Limits(timeout_s=5.0)) as box:
-            probe_list = [
-                make_transport(BASELINE),
-                *(make_transport(t.name, **t.params) for t in extra),
-            ]
-            prints = fingerprints(probe_list, box, load_probes(), jobs=options.jobs)
-    findings = attach_evidence(report.findings, chosen, matrix.records, [s.name for s in sets])
-    report = replace(report, findings=findings, command=options.command)
-    skipped = {s.transport: s.reason for s in matrix.skipped}
-    rows = []
-    for f in report.active:
-        if not f.model_controlled:
-            continue
-        label = next((e.transport for e in f.evidence), "")
-        measures = tuple(measure(matrix.records, label, s.name) for s in sets) if label else ()
-        rows.append(
-            _row(
-                f,
-                report,
-                label or "not measured",
-                measures,
-                prints.get(label),
-                skipped.get(label, ""),
-            )
-        )
+    outcome = probe_findings(report.findings, settings, commit=report.commit, progress=progress)
+    report = replace(
+        report,
+        findings=outcome.findings,
+        command=options.command,
+        sandbox=outcome.sandbox,
+        probe=outcome.info,
+        probe_facts=outcome.fingerprints,
+    )
+    rows = tuple(
+        _row(f, report, outcome, options.replies) for f in report.active if f.model_controlled
+    )
+    info = outcome.info
+    notes = [f"{label}: {why}" for label, why in (info.not_measured if info else ())]
+    if info is not None and info.errors:
+        notes += [
+            f"{e.runs} run{'' if e.runs == 1 else 's'} through {e.transport} could not be "
+            f"carried out (left out of the pass rates and the damage): {e.reason}"
+            for e in info.errors
+        ]
     table = Table8Report(
         tool_version=__version__,
         command=options.command,
-        sandbox=described,
+        sandbox=outcome.sandbox.split(" (", 1)[0],
         task_select=options.select,
-        task_count=len(tasks),
-        core_count=sum(1 for t in tasks if t.core),
+        task_count=info.tasks if info else 0,
+        core_count=info.core if info else 0,
         reply_sets=tuple(options.replies),
         baseline=BASELINE,
         probes=tuple(p.id for p in load_probes()) if options.probes else (),
-        rows=tuple(rows),
-        baseline_facts=prints[BASELINE].facts if BASELINE in prints else (),
-        notes=tuple(f"{k}: {v}" for k, v in sorted(skipped.items())),
+        rows=rows,
+        baseline_facts=outcome.fingerprints.get(BASELINE, ()),
+        notes=tuple(notes),
         title="Table 8 of the specimens: every boundary class, found by the scan and measured",
     )
-    return report, table
+    return DemoResult(report, table)

@@ -78,10 +78,24 @@ def measure(records: Sequence[RunRecord], label: str, reply_set: str) -> Measure
     """Raw versus the path `label` for one reply set.
 
     Damage is measured over the core tasks among `records` (over all of them when none is
-    core); the other tasks that pass raw and break through the path are listed by name.
+    core); the other tasks that pass raw and break through the path are listed by name. A
+    task whose run could not be carried out on either side (reason `error: ...`) is left out
+    of both pass counts and of the damage, and counted in `errors` (the first reason named);
+    with no task left the measure has `tasks == 0` and no damage figure.
     """
     mine = [r for r in records if r.reply_set == reply_set and r.transport in (BASELINE, label)]
-    core = [r for r in mine if r.core] or mine
+    errored = [r for r in mine if r.errored]
+    dropped = {r.task_id for r in errored}
+    usable = [r for r in mine if r.task_id not in dropped]
+    has_core = any(r.core for r in mine)
+    core = [r for r in usable if r.core] if has_core else usable
+    first_error = next(
+        (r for r in errored if r.transport == label), errored[0] if errored else None
+    )
+    error = f"{first_error.transport}: {first_error.reason}" if first_error else ""
+    present = {r.transport for r in core}
+    if not {BASELINE, label} <= present:
+        return Measure(reply_set, 0, 0, 0, 0.0, errors=len(errored), error=error)
     base = cell(core, reply_set=reply_set, transport=BASELINE)
     through = cell(core, reply_set=reply_set, transport=label)
     dmg = damage(base, through)
@@ -90,18 +104,12 @@ def measure(records: Sequence[RunRecord], label: str, reply_set: str) -> Measure
         key=lambda fd: (fd.points, fd.family),
     )
     reasons = {
-        r.task_id: short_reason(r.reason) for r in mine if r.transport == label and not r.passed
+        r.task_id: short_reason(r.reason) for r in usable if r.transport == label and not r.passed
     }
-    raw_pass = {r.task_id for r in mine if r.transport == BASELINE and r.passed}
+    raw_pass = {r.task_id for r in usable if r.transport == BASELINE and r.passed}
     scoped = {r.task_id for r in core}
-    extra_broken = sorted(
-        r.task_id
-        for r in mine
-        if r.transport == label
-        and not r.passed
-        and r.task_id in raw_pass
-        and r.task_id not in scoped
-    )
+    extra = [r for r in usable if r.transport == label and r.task_id not in scoped]
+    extra_broken = sorted(r.task_id for r in extra if not r.passed and r.task_id in raw_pass)
     broken = tuple(dmg.pass_to_fail)
     return Measure(
         reply_set=reply_set,
@@ -113,8 +121,10 @@ def measure(records: Sequence[RunRecord], label: str, reply_set: str) -> Measure
         broken=broken,
         fixed=tuple(dmg.fail_to_pass),
         boundary_broken=tuple(extra_broken),
-        errors=sum(1 for r in mine if r.errored),
+        errors=len(errored),
         reasons={t: reasons[t] for t in (*broken, *extra_broken)},
+        error=error,
+        boundary_tasks=len({r.task_id for r in extra}),
     )
 
 

@@ -75,9 +75,19 @@ class Measure:
     boundary_broken: tuple[str, ...] = ()
     """Boundary-family task ids (outside the core) that pass raw and fail here."""
     errors: int = 0
-    """Runs where the machinery failed (reason `error: ...`), raw or boundary."""
+    """Runs where the machinery failed (reason `error: ...`), raw or boundary: their tasks are
+    out of the pass counts and the damage on both sides."""
     reasons: Mapping[str, str] = field(default_factory=dict)
     """Broken task id -> the validator's reason through the boundary (first line)."""
+    error: str = ""
+    """`transport: error: ...` of the first run that could not be carried out ("" if none)."""
+    boundary_tasks: int = 0
+    """Boundary-family tasks (outside the core) measured on both sides."""
+
+    @property
+    def measured(self) -> bool:
+        """False when no task could be measured on both sides (no damage figure)."""
+        return self.tasks > 0
 
 
 @dataclass(frozen=True)

@@ -3,7 +3,8 @@
 The finding's code is the check that owns the verdict's boundary class. Its primary
 location is the sink; related locations are where model output enters (the origins), the
 call crossings and returns it passed, the literal that wraps it for a second parser, and
-the file write a script runs. Static evidence reaches at most `medium` confidence.
+the file write a script runs. Static evidence reaches at most `medium` confidence. A
+model-controlled finding carries the boundary path derived from the verdict (`static.path`).
 """
 
 from __future__ import annotations
@@ -14,6 +15,7 @@ from boundary_audit.finding import Finding, FindingBuilder, Location
 from boundary_audit.static.checks import OWNER, record_of
 from boundary_audit.static.classify import Verdict
 from boundary_audit.static.ir import Span
+from boundary_audit.static.path import derive
 from boundary_audit.static.values import Prov
 from boundary_audit.taxonomy import BoundaryClass as BC
 from boundary_audit.taxonomy import Confidence, Contract, Severity
@@ -109,11 +111,13 @@ def build(
     owner = OWNER[v.boundary_class]
     b = FindingBuilder(owner.code, owner.name, language)
     b.primary(primary)
+    contract = contract_of(v.prov)
     b.set(
         message=message(v, sink),
         boundary_class=v.boundary_class,
         parse_layers=v.parse_layers,
-        contract=contract_of(v.prov),
+        contract=contract,
+        boundary_path=derive(v, primary, contract),
         sanitizer=v.sanitizer,
         sink=sink,
         model_controlled=bool(v.prov.origins),

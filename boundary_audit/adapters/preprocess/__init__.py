@@ -20,6 +20,7 @@ from boundary_audit.adapters.preprocess.openhands import (
     SplitCommands,
 )
 from boundary_audit.adapters.preprocess.swe_agent import BashlexSplit, HandleAction, SyntaxCheck
+from boundary_audit.adapters.preprocess.template import Interpolate
 from boundary_audit.adapters.preprocess.terminal_bench import Keystrokes
 from boundary_audit.errors import AdapterError
 
@@ -36,6 +37,7 @@ PREPROCESSORS: dict[str, type[Preprocessor]] = {
         SilencePip,
         Keystrokes,
         SnapshotWrapper,
+        Interpolate,
     )
 }
 

@@ -17,7 +17,7 @@ class ScanFormat(StrEnum):
     """The report formats `boundary-audit scan --format` offers."""
 
     TERMINAL = "terminal"
-    """A rich table for people at a terminal (the default)."""
+    """One line per boundary for people at a terminal (the default; `--details` for more)."""
     JSON = "json"
     """The `boundary-audit/v1` JSON contract (docs/json-v1.md)."""
     SARIF = "sarif"
@@ -26,8 +26,16 @@ class ScanFormat(StrEnum):
     """A review-friendly Markdown table plus the skipped inputs."""
 
 
-def renderer_for(fmt: ScanFormat, *, color: bool = False, width: int = 120) -> Renderer[ScanReport]:
-    """The renderer for `fmt`; `color` and `width` only affect the terminal format."""
+def renderer_for(
+    fmt: ScanFormat,
+    *,
+    color: bool = False,
+    width: int = 120,
+    details: bool = False,
+    show_skipped: bool = False,
+) -> Renderer[ScanReport]:
+    """The renderer for `fmt`; `color`, `width`, `details` and `show_skipped` only affect the
+    terminal format (the machine formats always carry everything)."""
     from boundary_audit.report.scan.json_v1 import JsonV1Format
     from boundary_audit.report.scan.markdown import MarkdownFormat
     from boundary_audit.report.scan.sarif import SarifFormat
@@ -35,7 +43,9 @@ def renderer_for(fmt: ScanFormat, *, color: bool = False, width: int = 120) -> R
 
     match fmt:
         case ScanFormat.TERMINAL:
-            return TerminalFormat(color=color, width=width)
+            return TerminalFormat(
+                color=color, width=width, details=details, show_skipped=show_skipped
+            )
         case ScanFormat.JSON:
             return JsonV1Format()
         case ScanFormat.SARIF:

@@ -13,8 +13,16 @@ import json
 from dataclasses import dataclass, field, fields, is_dataclass
 from typing import Any
 
-from boundary_audit.finding import Evidence, Finding, Location, Skipped
-from boundary_audit.results.scan import CheckInfo, ScanReport
+from boundary_audit.finding import (
+    DerivedPath,
+    Evidence,
+    Finding,
+    Location,
+    Mechanism,
+    Route,
+    Skipped,
+)
+from boundary_audit.results.scan import AdapterMatch, CheckInfo, ProbeInfo, ScanReport, fix_text
 
 SCHEMA = "boundary-audit/v1"
 
@@ -47,20 +55,157 @@ class LocationV1:
 
 @dataclass(frozen=True)
 class EvidenceV1:
-    """One measurement through the finding's boundary."""
+    """One measurement through the finding's boundary (core tasks, errors left out)."""
 
     transport: str
     reply_set: str
     tasks: int
     passed_raw: int
     passed_boundary: int
-    damage_pp: float
+    damage_pp: float | None
+    role: str
+    route: str
+    errors: int
+    error: str
+    families: dict[str, float]
+    boundary_tasks: int
+    boundary_broken: list[str]
 
     @classmethod
     def of(cls, ev: Evidence) -> EvidenceV1:
         """The DTO of `ev`."""
         return cls(
-            ev.transport, ev.reply_set, ev.tasks, ev.passed_raw, ev.passed_boundary, ev.damage_pp
+            ev.transport,
+            ev.reply_set,
+            ev.tasks,
+            ev.passed_raw,
+            ev.passed_boundary,
+            ev.damage_pp if ev.measured else None,
+            ev.role,
+            ev.route,
+            ev.errors,
+            ev.error,
+            dict(ev.families),
+            ev.boundary_tasks,
+            list(ev.boundary_broken),
+        )
+
+
+@dataclass(frozen=True)
+class MechanismV1:
+    """A transport or pre-processor: the `{name, params}` of an adapter file."""
+
+    name: str
+    params: dict[str, Any]
+
+    @classmethod
+    def of(cls, m: Mechanism) -> MechanismV1:
+        """The DTO of `m` (tuples as lists)."""
+        return cls(m.name, {k: _plain(v) for k, v in sorted(m.params.items())})
+
+
+def _plain(value: Any) -> Any:
+    if isinstance(value, (list, tuple)):
+        return [_plain(v) for v in value]
+    if isinstance(value, dict):
+        return {k: _plain(v) for k, v in sorted(value.items())}
+    return value
+
+
+@dataclass(frozen=True)
+class RouteV1:
+    """One way to replay the path (a fact the code leaves open adds routes)."""
+
+    transport: MechanismV1
+    preprocess: list[MechanismV1]
+    assumes: str
+
+    @classmethod
+    def of(cls, r: Route) -> RouteV1:
+        """The DTO of `r`."""
+        return cls(
+            MechanismV1.of(r.transport), [MechanismV1.of(p) for p in r.preprocess], r.assumes
+        )
+
+
+@dataclass(frozen=True)
+class FactV1:
+    """One fact of the derived path and where it comes from."""
+
+    field: str
+    value: str
+    source: str
+    where: str
+
+
+@dataclass(frozen=True)
+class FieldCheckV1:
+    """One field of the derived path against the adapter's."""
+
+    field: str
+    scan: str
+    adapter: str
+    same: bool
+    note: str
+
+
+@dataclass(frozen=True)
+class AdapterV1:
+    """The audited system's path the finding was compared with."""
+
+    system: str
+    path: str
+    label: str
+    fields: list[FieldCheckV1]
+
+    @classmethod
+    def of(cls, m: AdapterMatch) -> AdapterV1:
+        """The DTO of `m`."""
+        return cls(
+            m.system,
+            m.path,
+            m.label,
+            [FieldCheckV1(c.field, c.scan, c.adapter, c.same, c.note) for c in m.fields],
+        )
+
+
+@dataclass(frozen=True)
+class BoundaryPathV1:
+    """The derived boundary path, in the fields of an adapter's `[[paths]]` entry."""
+
+    contract: str
+    boundary_class: str
+    shell_parses: int
+    parse_layers: list[str]
+    transport: MechanismV1
+    preprocess: list[MechanismV1]
+    routes: list[RouteV1]
+    facts: list[FactV1]
+    fix: str
+    fixed: list[RouteV1]
+    notes: list[str]
+    unmeasurable: str
+    hinted: bool
+    adapter: AdapterV1 | None
+
+    @classmethod
+    def of(cls, p: DerivedPath, match: AdapterMatch | None) -> BoundaryPathV1:
+        """The DTO of `p` (and the adapter comparison, when the finding has one)."""
+        return cls(
+            contract=p.contract.value,
+            boundary_class=p.boundary_class.value,
+            shell_parses=p.shell_parses,
+            parse_layers=list(p.parse_layers),
+            transport=MechanismV1.of(p.transport),
+            preprocess=[MechanismV1.of(s) for s in p.preprocess],
+            routes=[RouteV1.of(r) for r in p.routes],
+            facts=[FactV1(f.field, f.value, f.source, f.where) for f in p.facts],
+            fix=p.fix,
+            fixed=[RouteV1.of(r) for r in p.fixed],
+            notes=list(p.notes),
+            unmeasurable=p.unmeasurable,
+            hinted=p.hinted,
+            adapter=AdapterV1.of(match) if match is not None else None,
         )
 
 
@@ -101,9 +246,12 @@ class FindingV1:
     evidence: list[EvidenceV1]
     tip: str | None
     suppressed: SuppressionV1 | None
+    boundary_path: BoundaryPathV1 | None
 
     @classmethod
-    def of(cls, f: Finding, *, snippet: str, fingerprint: str) -> FindingV1:
+    def of(
+        cls, f: Finding, *, snippet: str, fingerprint: str, match: AdapterMatch | None = None
+    ) -> FindingV1:
         """The DTO of `f` with the report's snippet and fingerprint for it."""
         p = LocationV1.of(f.primary)
         sup = SuppressionV1(f.suppressed.kind, f.suppressed.reason) if f.suppressed else None
@@ -131,8 +279,11 @@ class FindingV1:
             fingerprint=fingerprint,
             related=[LocationV1.of(r) for r in f.related],
             evidence=[EvidenceV1.of(e) for e in f.evidence],
-            tip=f.tip,
+            tip=fix_text(f),
             suppressed=sup,
+            boundary_path=(
+                BoundaryPathV1.of(f.boundary_path, match) if f.boundary_path is not None else None
+            ),
         )
 
 
@@ -192,6 +343,48 @@ class SkippedV1:
 
 
 @dataclass(frozen=True)
+class RunErrorsV1:
+    """Runs of one transport that could not be carried out."""
+
+    transport: str
+    runs: int
+    reason: str
+
+
+@dataclass(frozen=True)
+class ProbeV1:
+    """What the probe step ran (present only when the scan probed)."""
+
+    select: str
+    tasks: int
+    core: int
+    reply_sets: list[str]
+    transports: list[str]
+    error_runs: int
+    errors: list[RunErrorsV1]
+    not_measured: list[dict[str, str]]
+    fingerprints: dict[str, dict[str, str]]
+
+    @classmethod
+    def of(cls, p: ProbeInfo, report: ScanReport) -> ProbeV1:
+        """The DTO of `p` with the report's probe fingerprints."""
+        return cls(
+            p.select,
+            p.tasks,
+            p.core,
+            list(p.reply_sets),
+            list(p.transports),
+            p.error_runs,
+            [RunErrorsV1(e.transport, e.runs, e.reason) for e in p.errors],
+            [{"transport": t, "reason": w} for t, w in p.not_measured],
+            {
+                label: {x.probe: x.outcome if x.observed else (x.value or x.outcome) for x in facts}
+                for label, facts in report.probe_facts.items()
+            },
+        )
+
+
+@dataclass(frozen=True)
 class ReportV1:
     """The whole document."""
 
@@ -225,7 +418,7 @@ def to_dto(report: ScanReport) -> ReportV1:
         active_model_controlled=s.active_model_controlled,
     )
     findings = [
-        FindingV1.of(f, snippet=report.sink_text_of(f), fingerprint=fp)
+        FindingV1.of(f, snippet=report.sink_text_of(f), fingerprint=fp, match=report.adapter_of(f))
         for f, fp in zip(report.findings, report.fingerprints, strict=True)
     ]
     return ReportV1(
@@ -252,11 +445,10 @@ class JsonV1Format:
         if report.sandbox:  # optional: only a scan that probed ran replies somewhere
             keys = list(data)
             at = keys.index("command") + 1
-            data = (
-                {k: data[k] for k in keys[:at]}
-                | {"sandbox": report.sandbox}
-                | {k: data[k] for k in keys[at:]}
-            )
+            extra: dict[str, Any] = {"sandbox": report.sandbox}
+            if report.probe is not None:
+                extra["probe"] = to_json(ProbeV1.of(report.probe, report))
+            data = {k: data[k] for k in keys[:at]} | extra | {k: data[k] for k in keys[at:]}
         return json.dumps(data, indent=2, ensure_ascii=False) + "\n"
 
 

@@ -10,7 +10,14 @@ from __future__ import annotations
 import re
 
 from boundary_audit.finding import Finding
-from boundary_audit.results.scan import ScanReport, evidence_text
+from boundary_audit.results.scan import (
+    BoundaryRow,
+    ScanReport,
+    boundary_row,
+    evidence_text,
+    fix_text,
+    plural,
+)
 
 _HEADER = (
     "Severity",
@@ -18,6 +25,10 @@ _HEADER = (
     "Class",
     "Layers",
     "Anchor",
+    "Contract",
+    "Damage (core)",
+    "Fix (verified)",
+    "Path",
     "Sink",
     "Sanitizer",
     "Model-controlled",
@@ -49,20 +60,57 @@ def _row(cells: list[str]) -> str:
     return "| " + " | ".join(cells) + " |"
 
 
-def _finding_row(f: Finding, snippet: str) -> str:
+def _damage(row: BoundaryRow) -> str:
+    if row.status == "not-model":
+        return text(row.why)
+    if row.status == "measured" and row.damage is not None:
+        return text(row.damage.text())
+    return {"static": "not probed", "error": "error: " + row.why}.get(
+        row.status, text("not measured: " + row.why)
+    )
+
+
+def _fix(row: BoundaryRow) -> str:
+    f = row.finding
+    words = text(fix_text(f))
+    if row.status == "measured" and row.fix and row.damage is not None:
+        after = row.fixed.text() if row.fixed is not None else "not measured"
+        return f"{words}: {text(row.damage.text())} → {text(after)}"
+    return words
+
+
+def _path(f: Finding) -> str:
+    p = f.boundary_path
+    if p is None:
+        return ""
+    routes = "<br>".join(
+        code(r.transport.label() + "".join(f" after {s.label()}" for s in r.preprocess))
+        + (f" ({text(r.assumes)})" if r.assumes else "")
+        for r in p.routes
+    )
+    return routes + (" (from the sink's text)" if p.hinted else "")
+
+
+def _finding_row(row: BoundaryRow, snippet: str) -> str:
+    f = row.finding
     sink = code(f.sink) + (f"<br>{code(snippet)}" if snippet else "")
     return _row(
         [
             f.severity.value,
-            f"[{f.code}]({f.help_url}) {text(f.name)}",
+            f"{f.code} {text(f.name)}",
             f.boundary_class.value,
             str(f.parse_layers),
             code(f.primary.anchor()),
+            f.contract.value,
+            _damage(row),
+            _fix(row),
+            _path(f),
             sink,
             code(f.sanitizer or "") or "none",
             "yes" if f.model_controlled else "no",
             f.confidence.value,
-            "<br>".join(text(evidence_text(ev)) for ev in f.evidence) or "not measured",
+            "<br>".join(text(evidence_text(ev) + f" [{ev.role}]") for ev in f.evidence)
+            or "not measured",
             text(f.message),
         ]
     )
@@ -70,27 +118,61 @@ def _finding_row(f: Finding, snippet: str) -> str:
 
 def _findings_table(report: ScanReport, findings: tuple[Finding, ...]) -> list[str]:
     lines = [_row(list(_HEADER)), _row(["---"] * len(_HEADER))]
-    lines += [_finding_row(f, report.sink_text_of(f)) for f in findings]
+    lines += [_finding_row(boundary_row(report, f), report.sink_text_of(f)) for f in findings]
     return lines
 
 
 def _header(report: ScanReport) -> list[str]:
     s = report.summary
     langs = ", ".join(f"{k} {v}" for k, v in report.languages.items()) or "none"
-    return [
-        f"# boundary-audit static scan: {text(report.target_name)}",
-        "",
-        f"- Target: {code(report.target)}",
-        f"- Repository: {code(report.url)}",
-        f"- Commit: {code(report.commit or '(none)')}",
-        f"- Tool: boundary-audit {text(report.tool_version)}",
-        f"- Regenerate: {code(report.command)}" if report.command else "- Regenerate: (unknown)",
-        f"- Files scanned: {s.files_scanned} ({text(langs)}); skipped: {s.files_skipped}",
-        f"- Findings: {s.findings} ({s.active} active, {s.suppressed} suppressed"
-        + (f", {s.filtered} below threshold" if s.filtered else "")
-        + ")",
-        "",
+    return (
+        [
+            f"# boundary-audit static scan: {text(report.target_name)}",
+            "",
+            f"- Target: {code(report.target)}",
+            f"- Repository: {code(report.url)}",
+            f"- Commit: {code(report.commit or '(none)')}",
+            f"- Tool: boundary-audit {text(report.tool_version)}",
+            f"- Regenerate: {code(report.command)}"
+            if report.command
+            else "- Regenerate: (unknown)",
+            f"- Files scanned: {s.files_scanned} ({text(langs)}); skipped: {s.files_skipped}",
+            f"- Findings: {s.findings} ({s.active} active, {s.suppressed} suppressed"
+            + (f", {s.filtered} below threshold" if s.filtered else "")
+            + ")",
+        ]
+        + _probe(report)
+        + [""]
+    )
+
+
+def _probe(report: ScanReport) -> list[str]:
+    p = report.probe
+    if p is None:
+        return []
+    out = [
+        f"- Measured: {text(', '.join(p.reply_sets))} replies over {p.core} core tasks "
+        f"(families weighted equally; {p.tasks - p.core} boundary tasks reported apart), "
+        f"in {text(report.sandbox)}"
     ]
+    if p.errors:
+        first = p.errors[0]
+        out.append(
+            f"- Errors: {plural(p.error_runs, 'run')} could not be carried out (left out of the "
+            f"pass rates and the damage): {code(first.transport)}: {text(first.reason)}"
+        )
+    out += [f"- Not measured: {code(t)}: {text(w)}" for t, w in p.not_measured]
+    for f in report.active:
+        m = report.adapter_of(f)
+        if m is None:
+            continue
+        out.append(f"- {code(f.primary.anchor())} against Table 8's {code(m.label)}:")
+        out += [
+            f"  - {text(c.field)}: scan {code(c.scan) or '(none)'} {'=' if c.same else '≠'} "
+            f"adapter {code(c.adapter) or '(none)'}" + (f": {text(c.note)}" if c.note else "")
+            for c in m.fields
+        ]
+    return out
 
 
 def _suppressed(report: ScanReport) -> list[str]:

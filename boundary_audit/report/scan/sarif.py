@@ -1,11 +1,15 @@
 """SARIF 2.1.0 output of a static scan, for GitHub code scanning and other SARIF viewers.
 
-One run. Rules come from the report's check set (code, name, help URL, documentation summary);
+One run. Rules come from the report's check set (code, name, documentation summary, and the
+check's whole documentation as `help`: it ships with the package, so no `helpUri` points at a
+host that does not serve it);
 results carry the primary location as `physicalLocation` + `region`, related locations as
 `relatedLocations`, a `codeFlows` thread from where the model value enters to the sink, a
 `partialFingerprints` entry that survives line shifts, and SARIF `suppressions` for suppressed
-findings (kept, not dropped). Skipped inputs become tool execution notifications. The output is
-validated against the official schema (vendored in `report/data/`) by the tests.
+findings (kept, not dropped). Each result's message ends with its fix and, when the scan
+measured it, `fix verified: −66.1 pp → 0.0 pp`; `properties` carry the derived boundary path,
+the fix and the measurements. Skipped inputs become tool execution notifications. The output
+is validated against the official schema (vendored in `report/data/`) by the tests.
 """
 
 from __future__ import annotations
@@ -16,7 +20,7 @@ from typing import Any
 from urllib.parse import quote
 
 from boundary_audit.finding import Finding, Location
-from boundary_audit.results.scan import CheckInfo, ScanReport, evidence_text
+from boundary_audit.results.scan import CheckInfo, ScanReport, evidence_text, fix_text, fix_verified
 from boundary_audit.taxonomy import Severity
 
 SARIF_SCHEMA_URI = "https://json.schemastore.org/sarif-2.1.0.json"
@@ -80,15 +84,15 @@ def _location(loc: Location, message: str, ident: int | None = None) -> JSON:
 
 def _rule(check: CheckInfo) -> JSON:
     summary = check.summary or check.name
+    more = f"`boundary-audit checks` lists every check; this is {check.code}'s documentation."
     return {
         "id": check.code,
         "name": check.name,
         "shortDescription": {"text": summary},
         "fullDescription": {"text": summary},
-        "helpUri": check.help_url,
         "help": {
-            "text": f"{check.help or summary}\n\nSee {check.help_url}",
-            "markdown": f"{check.help or summary}\n\n[Documentation]({check.help_url})",
+            "text": f"{check.help or summary}\n\n{more}",
+            "markdown": f"{check.help or summary}\n\n{more}",
         },
         "defaultConfiguration": {"enabled": check.enabled},
         "properties": {
@@ -125,7 +129,39 @@ def _code_flow(f: Finding) -> JSON:
     }
 
 
-def _result(f: Finding, rule_index: int, fingerprint: str) -> JSON:
+def _path(f: Finding) -> JSON | None:
+    p = f.boundary_path
+    if p is None:
+        return None
+    return {
+        "transport": {"name": p.transport.name, "params": _plain(dict(p.transport.params))},
+        "preprocess": [{"name": s.name, "params": _plain(dict(s.params))} for s in p.preprocess],
+        "routes": [
+            {
+                "transport": r.transport.label(),
+                "preprocess": [s.label() for s in r.preprocess],
+                "assumes": r.assumes,
+            }
+            for r in p.routes
+        ],
+        "facts": [
+            {"field": x.field, "value": x.value, "source": x.source, "where": x.where}
+            for x in p.facts
+        ],
+        "fixed": [r.transport.label() for r in p.fixed],
+        "notes": list(p.notes),
+    }
+
+
+def _plain(value: Any) -> Any:
+    if isinstance(value, (list, tuple)):
+        return [_plain(v) for v in value]
+    if isinstance(value, dict):
+        return {k: _plain(v) for k, v in sorted(value.items())}
+    return value
+
+
+def _result(f: Finding, rule_index: int, fingerprint: str, first: str) -> JSON:
     out: JSON = {
         "ruleId": f.code,
         "ruleIndex": rule_index,
@@ -161,17 +197,31 @@ def _result(f: Finding, rule_index: int, fingerprint: str) -> JSON:
             {
                 "transport": ev.transport,
                 "replySet": ev.reply_set,
+                "role": ev.role,
+                "route": ev.route,
                 "tasks": ev.tasks,
                 "passedRaw": ev.passed_raw,
                 "passedBoundary": ev.passed_boundary,
-                "damagePp": ev.damage_pp,
+                "damagePp": ev.damage_pp if ev.measured else None,
+                "errors": ev.errors,
             }
             for ev in f.evidence
         ],
+        "fix": fix_text(f),
     }
-    if f.evidence:
-        measured = "; ".join(evidence_text(ev) for ev in f.evidence)
-        out["message"] = {"text": f"{f.message or f.name} Measured: {measured}."}
+    path = _path(f)
+    if path is not None:
+        out["properties"]["boundaryPath"] = path
+    text = f.message or f.name
+    measured = [evidence_text(ev) for ev in f.evidence if ev.role == "path"]
+    if measured:
+        text += f" Measured: {'; '.join(measured)}."
+    text += f" Fix: {fix_text(f)}."
+    verified = fix_verified(f, first) if first else ""
+    if verified:
+        out["properties"]["fixVerified"] = verified
+        text += f" {verified[:1].upper()}{verified[1:]}."
+    out["message"] = {"text": text}
     return out
 
 
@@ -179,6 +229,9 @@ def to_sarif(report: ScanReport) -> JSON:
     """The SARIF log of `report` as plain JSON data."""
     rules = _rules(report)
     index = {c.code: i for i, c in enumerate(rules)}
+    first = (
+        report.probe.reply_sets[0] if report.probe is not None and report.probe.reply_sets else ""
+    )
     run: JSON = {
         "tool": {
             "driver": {
@@ -191,7 +244,7 @@ def to_sarif(report: ScanReport) -> JSON:
         },
         "invocations": [
             {
-                "executionSuccessful": True,
+                "executionSuccessful": report.error_runs == 0,
                 "commandLine": report.command,
                 "toolExecutionNotifications": [
                     {
@@ -207,7 +260,7 @@ def to_sarif(report: ScanReport) -> JSON:
         ],
         "originalUriBaseIds": {SRCROOT: {"description": {"text": "The repository root."}}},
         "results": [
-            _result(f, index[f.code], fp)
+            _result(f, index[f.code], fp, first)
             for f, fp in zip(report.findings, report.fingerprints, strict=True)
         ],
         "columnKind": "utf16CodeUnits",

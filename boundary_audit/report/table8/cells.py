@@ -86,10 +86,14 @@ def layers_cell(row: Row) -> str:
 
 
 def damage_phrase(m: Measure) -> str:
-    """`oracle −28.6 pp (56/56 → 40/56)`."""
+    """`oracle −28.6 pp (56/56 → 40/56)`; runs that could not be carried out are out of the
+    counts and named (`..., 3 error runs left out`); none measured: no damage figure."""
+    if not m.measured:
+        return f"{m.reply_set} not measured: {m.errors} error run{'' if m.errors == 1 else 's'}"
+    left = f", {m.errors} error run{'' if m.errors == 1 else 's'} left out" if m.errors else ""
     return (
         f"{m.reply_set} {points(m.damage_pp)} pp ({m.passed_raw}/{m.tasks} → "
-        f"{m.passed_boundary}/{m.tasks})"
+        f"{m.passed_boundary}/{m.tasks}{left})"
     )
 
 
@@ -146,8 +150,13 @@ def breaks_cell(row: Row) -> str:
 
 
 def errors_note(row: Row) -> str:
-    """`2 runs could not be carried out (...)`, or ""."""
+    """`2 runs could not be carried out (left out of the damage): raw: error: ...`, or ""."""
     n = sum(m.errors for m in row.measures)
     if not n:
         return ""
-    return f"{n} run{'' if n == 1 else 's'} could not be carried out (reason `error: ...`)"
+    first = next((m.error for m in row.measures if m.error), "")
+    named = f": {first}" if first else ""
+    return (
+        f"{n} run{'' if n == 1 else 's'} could not be carried out (left out of the pass "
+        f"rates and the damage){named}"
+    )

@@ -43,6 +43,7 @@ def _measure(m: Measure) -> dict[str, Any]:
         "boundary_broken": list(m.boundary_broken),
         "reasons": {t: m.reasons[t] for t in (*m.broken, *m.boundary_broken) if t in m.reasons},
         "errors": m.errors,
+        "error": m.error,
     }
 
 

@@ -19,6 +19,7 @@ from boundary_audit.report.table8.cells import (
     breaks_cell,
     contract_cell,
     damage_cell,
+    errors_note,
     harness_cell,
     has_harness,
     layers_cell,
@@ -89,6 +90,9 @@ class Table8Terminal:
         for row in report.all_rows:
             if row.marked:
                 out.print(Text(f"{MARK} {row.system_name} ({row.path}): {row.marked}"))
+        for row in report.all_rows:
+            if errors_note(row):
+                out.print(Text(f"{row.system_name} ({row.path}): {errors_note(row)}", style="bold"))
         for note in report.notes:
             out.print(Text(f"note: {note}", style="dim"))
         return buf.getvalue()

@@ -14,6 +14,7 @@ from boundary_audit.commands import (
     default,
     generate,
     harness,
+    observe,
     probe,
     scan,
     source,
@@ -31,4 +32,5 @@ COMMANDS: list[Callable[[typer.Typer], None]] = [
     tasks.register,
     source.register,
     generate.register,
+    observe.register,
 ]

@@ -7,8 +7,9 @@ came from, which is asked the same question next:
 
 0. the image talked to the model endpoint (a TCP connection to `endpoint`, the mock server's
    address inside the sandbox, that it wrote a request into before passing the token on):
-   `model`, it got the reply as the model's answer; the chain is complete, whether or not
-   the image is the harness's first (an npm launcher that spawns the real binary);
+   `model`, it got the reply as the model's answer; the chain is complete, and the images
+   that started this one, back to the harness's first (an npm launcher that spawns the real
+   binary), are added as `launched` hops: the reply never passed through them;
 1. the harness's own first image: `argv` if the token is in its argv, else `source` (it got
    the reply from the reply source); the chain is complete;
 2. the root of a remote trace (an sshd session's command, traced in its own run): `remote`;
@@ -52,6 +53,9 @@ PTY = "pty"
 SOCKET = "socket"
 SPAWNED = "spawned"
 """The marker itself: started by the hop before it."""
+LAUNCHED = "launched"
+"""An image before the one that asked the model (an npm launcher, a wrapper script): it
+started that image; the reply never passed through it."""
 UNKNOWN = "unknown"
 MAX_HOPS = 64
 SSH_OPTIONS_WITH_VALUE = frozenset("BbcDEeFIiJLlmOoPpQRSWw")
@@ -212,6 +216,8 @@ def trace_chain(trees: Sequence[ProcessTree], canary: Canary, endpoint: str | No
             break
         if via == MODEL or (x is tree.root and tree is trees[0]):
             complete = True
+            if via == MODEL:
+                hops += _launchers(tree, x, pid)
             break
         at, before = nxt, nxt_before
     hops.reverse()
@@ -298,6 +304,21 @@ def _how(
     if w is not None:
         return SOCKET, f"{w.channel.label()} written by pid {w.pid}", _writer(w), w.line
     return UNKNOWN, "the trace does not show how the token reached it", None, 0
+
+
+def _launchers(tree: ProcessTree, x: Image, pid: int) -> list[Hop]:
+    """The images from the one before `x` back to the harness's first, as `launched` hops."""
+    found: list[Hop] = []
+    at = _creator(tree, x) if x is not tree.root else None
+    while at is not None and len(found) < MAX_HOPS:
+        image, owner = at
+        if image is tree.seal:
+            break
+        found.append(_hop(image, owner, LAUNCHED, "", None, parses=False))
+        if image is tree.root:
+            break
+        at = _creator(tree, image)
+    return found
 
 
 def _asked_model(tree: ProcessTree, x: Image, pid: int, endpoint: str, before: int) -> str | None:

@@ -36,17 +36,19 @@ import sys
 import threading
 import tomllib
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from functools import cache
 from importlib import resources
 from pathlib import Path
 from typing import Any, TextIO
 
-from boundary_audit.llm.mock_server import Behaviour, MockServer, Script
+from boundary_audit.llm.mock_server import Behaviour, MockServer, Recorded, Script
 
 SHAPES = ("auto", "tool", "fenced")
 FINAL_TEXT = "Done."
 FENCE = "bash"
+REFUSED = frozenset({"unauthorized", "bad-request"})
+"""What the mock server answers before any behaviour: such a request carries no reply."""
 LISTENING = "listening on "
 """The first words of the line the server prints on stdout once it serves."""
 
@@ -202,10 +204,19 @@ class Conversation:
     sent: int = 0
     tool_contract: bool = False
     """A reply went out as a tool call: tool-less requests are side requests from then on."""
+    taken: list[int] = field(default_factory=list)
+    """The request number each sent reply went to, in reply order."""
 
     def __post_init__(self) -> None:
         if self.shape not in SHAPES:
             raise ValueError(f"shape must be one of {', '.join(SHAPES)}, not {self.shape!r}")
+
+    def give_back(self, index: int) -> None:
+        """Request `index` was refused before its answer went out: if it took the latest
+        reply, that reply goes to the next request instead."""
+        if self.taken and self.taken[-1] == index:
+            self.taken.pop()
+            self.sent -= 1
 
     def answer(self, index: int, api: str, body: Any) -> tuple[Answer, Behaviour]:
         """The next answer for a request (see the module docstring)."""
@@ -231,6 +242,7 @@ class Conversation:
             call_id = f"call_ba_{self.sent}"
             answer = Answer(index, api, "tool", self.sent, tool.name, call_id, names)
             self.sent += 1
+            self.taken.append(index)
             self.tool_contract = True
             b = Behaviour(
                 "tool_call",
@@ -241,6 +253,7 @@ class Conversation:
             return final("a side request without tools, after a tool call")
         answer = Answer(index, api, "fenced", self.sent, offered=names)
         self.sent += 1
+        self.taken.append(index)
         return answer, Behaviour("text", {"text": f"```{FENCE}\n{reply}\n```"})
 
 
@@ -267,11 +280,26 @@ class ConversationServer(MockServer):
         with self._turn:
             index, _ = super().choose(prompt, body)
             answer, behaviour = self.conversation.answer(index, api, body)
-            self.answers.append(answer)
-            if self._answers_file is not None:
-                self._answers_file.write(json.dumps(answer.as_json()) + "\n")
-                self._answers_file.flush()
+            self._log(answer)
         return index, behaviour
+
+    def keep(self, rec: Recorded) -> None:
+        """Record a request; one refused before any answer (no or a bad key: 401, a body that
+        is no JSON object: 400) gives its reply back, for the harness's next try."""
+        if rec.index is not None and rec.behaviour in REFUSED:
+            with self._turn:
+                self.conversation.give_back(rec.index)
+                mine = [a for a in self.answers if a.request == rec.index]
+                for a in mine:
+                    self.answers.remove(a)
+                    self._log(replace(a, shape="refused", reply=None, why=rec.behaviour))
+        super().keep(rec)
+
+    def _log(self, answer: Answer) -> None:
+        self.answers.append(answer)
+        if self._answers_file is not None:
+            self._answers_file.write(json.dumps(answer.as_json()) + "\n")
+            self._answers_file.flush()
 
 
 # -- what the harness showed its model --------------------------------------------------------

@@ -103,10 +103,10 @@ def _emit(text: str, output: Path | None) -> None:
 
 # fmt: off
 def observe(
-    harness: Annotated[list[str], typer.Argument(
+    harness: Annotated[list[str] | None, typer.Argument(
         metavar="-- HARNESS...", show_default=False,
         help="The harness's command line, after `--` (e.g. `-- node cli.js exec 'Run it.'`).",
-    )],
+    )] = None,
     expose: Annotated[list[Path] | None, typer.Option(
         "--expose", rich_help_panel=HARNESS, metavar="PATH",
         help="A host path the harness needs inside the sandbox, read-only (its install dir; "
@@ -171,6 +171,7 @@ def observe(
     if shape not in SHAPES:
         raise UsageError(f"--shape {shape!r}: one of {', '.join(SHAPES)}")
     templates = [ConfigTemplate.parse(t) for t in config_template or []]
+    harness = list(harness or [])
     if harness and "/" in harness[0] and not harness[0].startswith("/"):
         harness = [str(Path(harness[0]).absolute()), *harness[1:]]  # it runs in its work dir
     command = HarnessCommand(

@@ -54,6 +54,33 @@ PLACEHOLDER = re.compile(r"\{\{\s*([A-Za-z_]+)\s*\}\}")
 PLACEHOLDERS = ("base_url", "api_key", "model", "home", "work")
 
 
+ARGV_PLACEHOLDERS = ("base_url", "model", "home", "work")
+"""What a harness's argv may hold (the key differs per run: it is for config files only)."""
+
+
+def argv_values(model: str = MODEL) -> dict[str, str]:
+    """The placeholder values every run shares (the sandbox's fixed inner paths)."""
+    return {
+        "base_url": base_url(),
+        "model": model,
+        "home": f"{layout.INNER_ROOT}/home",
+        "work": f"{layout.INNER_ROOT}/work",
+    }
+
+
+def render_argv(argv: Sequence[str], model: str = MODEL) -> tuple[str, ...]:
+    """`argv` with its `{{placeholders}}` filled; an unknown one is a UsageError."""
+    values = argv_values(model)
+    for word in argv:
+        for name in PLACEHOLDER.findall(word):
+            if name not in values:
+                raise UsageError(
+                    f"the harness's argv holds {{{{{name}}}}}: known are "
+                    f"{', '.join(ARGV_PLACEHOLDERS)}"
+                )
+    return tuple(PLACEHOLDER.sub(lambda m: values[m.group(1)], w) for w in argv)
+
+
 def base_url(port: int = PORT) -> str:
     """What the harness is pointed at, inside the sandbox."""
     return f"http://127.0.0.1:{port}/v1"

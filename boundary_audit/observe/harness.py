@@ -28,7 +28,7 @@ from pathlib import Path
 from typing import ClassVar
 
 from boundary_audit.errors import TransportError
-from boundary_audit.observe.endpoint import PORT, ConfigTemplate, ModelEndpoint
+from boundary_audit.observe.endpoint import PORT, ConfigTemplate, ModelEndpoint, render_argv
 from boundary_audit.observe.record import NETRELAY
 from boundary_audit.sandbox.interface import ExecResult, Sandbox, Workspace
 from boundary_audit.taxonomy import BoundaryClass
@@ -50,6 +50,11 @@ class HarnessCommand:
     env: Mapping[str, str] = field(default_factory=dict)
     name: str = ""
     """What reports call it (default: the program's base name)."""
+
+    @property
+    def runnable(self) -> tuple[str, ...]:
+        """The argv with its `{{home}}`, `{{work}}`, `{{base_url}}`, `{{model}}` filled."""
+        return render_argv(self.argv)
 
     @property
     def label(self) -> str:
@@ -110,7 +115,7 @@ class ObservedHarness(Transport):
         with endpoint:
             argv = [
                 sys.executable, "-E", "-s", "-S", str(NETRELAY), "-", endpoint.inner_socket,
-                str(PORT), "--", *cmd.argv,
+                str(PORT), "--", *cmd.runnable,
             ]  # fmt: skip
             res = sandbox.run(ws, argv, env={**endpoint.env, **cmd.env}, timeout=self.timeout)
         ex = endpoint.exchange

@@ -84,6 +84,7 @@ def prepare_observe(options: ObserveOptions) -> ObservePlan:
     """Check every input; raise before anything runs."""
     if not options.harness.argv:
         raise UsageError("observe: give the harness command after `--`")
+    options.harness.runnable  # noqa: B018 - an unknown placeholder is a usage error now
     if options.source not in SOURCES:
         raise UsageError(f"--source {options.source!r}: one of {', '.join(SOURCES)}")
     if options.source != "mock" and options.harness.templates:
@@ -142,7 +143,7 @@ def run_observe(options: ObserveOptions, *, progress: Progress | None = None) ->
         say(f"observing {cmd.label}: {options.count} canaries from the {source.name} source")
         obs = observe(
             recorder,
-            cmd.argv,
+            cmd.runnable,
             source,
             count=options.count,
             env=cmd.env,
@@ -160,7 +161,7 @@ def run_observe(options: ObserveOptions, *, progress: Progress | None = None) ->
             say("fingerprint: one traced run per probe")
             facts, skipped, _ = fingerprint(
                 recorder,
-                cmd.argv,
+                cmd.runnable,
                 source,
                 load_probes(),
                 env=cmd.env,

@@ -198,9 +198,7 @@ def test_the_relay_to_the_model_is_sealed_and_not_dumpable(tmp_path: Path) -> No
         rec.expose([tmp_path])
         obs = observe(rec, [sys.executable, str(script)], MockReplies())
     line = obs.result.stdout.decode().strip()
-    found = re.fullmatch(
-        r"relay (\d+) (\d+) (.+)", line
-    )
+    found = re.fullmatch(r"relay (\d+) (\d+) (.+)", line)
     assert found is not None, line
     relay, harness_filters, mem = int(found.group(1)), int(found.group(2)), found.group(3)
     assert relay == harness_filters >= 2  # the outer filter and the default one, like the harness

@@ -114,7 +114,7 @@ def test_a_fixture_harness_asking_the_mock_over_http_is_observed_through_the_cli
 
 
 DAMAGE = [
-    ("py_bash_c.py", "raw", {}),
+    ("py_bash_c.py", "raw", {"shell": "/bin/bash"}),  # the baseline itself, under another label
     ("node_nested.js", "nested", {}),
     ("py_script.py", "script-bash", {}),
     ("node_argv_split.js", "argv-split", {}),

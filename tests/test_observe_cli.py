@@ -114,25 +114,31 @@ def test_a_fixture_harness_asking_the_mock_over_http_is_observed_through_the_cli
 
 
 DAMAGE = [
-    ("py_bash_c.py", "raw", {"shell": "/bin/bash"}),  # the baseline itself, under another label
-    ("node_nested.js", "nested", {}),
-    ("py_script.py", "script-bash", {}),
-    ("node_argv_split.js", "argv-split", {}),
+    ("py_bash_c.py", "raw", {"shell": "/bin/bash"}, "mock"),  # the baseline, another label
+    ("node_nested.js", "nested", {}, "mock"),
+    ("py_script.py", "script-bash", {}, "mock"),
+    ("node_argv_split.js", "argv-split", {}, "mock"),
+    ("py_nested.py", "nested", {}, "env"),  # a plain source: replies in BA_REPLIES
 ]
 SELECT = "write-file,heredoc-write,env-pass"
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize(("fixture", "transport", "params"), DAMAGE, ids=[d[0] for d in DAMAGE])
+@pytest.mark.parametrize(
+    ("fixture", "transport", "params", "source"), DAMAGE, ids=[f"{d[0]}-{d[3]}" for d in DAMAGE]
+)
 def test_the_damage_through_the_real_harness_equals_the_matching_transports(
     fixture: str,
     transport: str,
     params: dict[str, Any],
+    source: str,
     tmp_path: Path,
     capsys: pytest.CaptureFixture[str],
 ) -> None:
     args = ["--no-fingerprint", "--expose", str(FIX), "--select", SELECT, "--timeout", "30"]
+    args += ["--source", source]
     code, doc, err = run([*args, "--", *harness(fixture)], tmp_path, capsys)
+    assert doc["source"] == source
     assert code == 0, err
     assert doc["path"]["transport"]["name"] == transport
     row = doc["table8"]["rows"][0]

@@ -10,6 +10,9 @@ first request gets the reply, the next one (carrying its output) the task's foll
 has one, then the final text. It is not traced: damage runs measure what the harness does to
 R, which the observation already explained.
 
+With a plain reply source (`source="env"`, `file`, `stdin`) the replies are delivered as in
+an observation and the harness's stdout is the first reply's.
+
 Each reply's result is what the harness reported back to its model for it (the tool output,
 or the next user message of a raw harness): that is the stdout the validators see, as for the
 real-harness drivers. The harness does not report the command's exit status in a form every
@@ -27,9 +30,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import ClassVar
 
-from boundary_audit.errors import TransportError
+from boundary_audit.errors import TransportError, UsageError
 from boundary_audit.observe.endpoint import PORT, ConfigTemplate, ModelEndpoint, render_argv
 from boundary_audit.observe.record import NETRELAY
+from boundary_audit.observe.replies import SOURCES
 from boundary_audit.sandbox.interface import ExecResult, Sandbox, Workspace
 from boundary_audit.taxonomy import BoundaryClass
 from boundary_audit.transports.interface import Transport, TransportResult, screened
@@ -76,20 +80,31 @@ class ObservedHarness(Transport):
     """Replaced per observation by `for_class` (what the observation derived)."""
     stateful = True
 
-    def __init__(self, command: HarnessCommand, *, timeout: float = TIMEOUT_S) -> None:
+    def __init__(
+        self, command: HarnessCommand, *, timeout: float = TIMEOUT_S, source: str = "mock"
+    ) -> None:
         super().__init__()
+        if source not in SOURCES:
+            raise UsageError(f"reply source {source!r}: one of {', '.join(SOURCES)}")
         self.command = command
         self.timeout = timeout
+        self.source = source
+        """`mock` (the model), or a plain source (env, file, stdin: the harness's stdout is
+        the first reply's, the others get none)."""
 
     @staticmethod
     def for_class(
-        command: HarnessCommand, cls: BoundaryClass, *, timeout: float = TIMEOUT_S
+        command: HarnessCommand,
+        cls: BoundaryClass,
+        *,
+        timeout: float = TIMEOUT_S,
+        source: str = "mock",
     ) -> ObservedHarness:
         """An instance whose `boundary_class` is the observed one."""
         kind: type[ObservedHarness] = type(
             "ObservedHarness", (ObservedHarness,), {"boundary_class": cls}
         )
-        return kind(command, timeout=timeout)
+        return kind(command, timeout=timeout, source=source)
 
     @property
     def label(self) -> str:
@@ -108,9 +123,30 @@ class ObservedHarness(Transport):
     ) -> list[ExecResult]:
         return screened(self.label, replies, lambda rs: self._run(rs, ws, sandbox), argv=False)
 
+    def _plain(self, replies: list[str], ws: Workspace, sandbox: Sandbox) -> list[ExecResult]:
+        cmd = self.command
+        with SOURCES[self.source]().deliver(replies, ws) as d:
+            res = sandbox.run(
+                ws, cmd.runnable, stdin=d.stdin, env={**d.env, **cmd.env}, timeout=self.timeout
+            )
+        return [
+            TransportResult(
+                exit_code=None,
+                stdout=res.stdout if i == 0 else b"",
+                stderr=res.stderr if i == 0 else b"",
+                timed_out=res.timed_out,
+                truncated=res.truncated,
+                duration_s=res.duration_s if i == 0 else 0.0,
+                escaped_killed=res.escaped_killed if i == 0 else 0,
+            )
+            for i in range(len(replies))
+        ]
+
     def _run(self, replies: list[str], ws: Workspace, sandbox: Sandbox) -> list[ExecResult]:
         cmd = self.command
         sandbox.expose(cmd.expose)
+        if self.source != "mock":
+            return self._plain(replies, ws, sandbox)
         endpoint = ModelEndpoint(replies, ws, shape=cmd.shape, templates=cmd.templates)
         with endpoint:
             argv = [

@@ -276,7 +276,9 @@ def _table8(
 ) -> Table8Report:
     options = plan.options
     cmd = options.harness
-    transport = ObservedHarness.for_class(cmd, path.boundary_class, timeout=options.timeout_s)
+    transport = ObservedHarness.for_class(
+        cmd, path.boundary_class, timeout=options.timeout_s, source=options.source
+    )
     baseline: Fingerprint | None = None
     with make_sandbox("bwrap", limits(options)) as sandbox:
         if facts is not None:

@@ -279,3 +279,43 @@ def test_a_config_template_with_an_unknown_placeholder_is_refused(
     assert err.strip().endswith(
         "unknown placeholder {{secret}} (known: base_url, api_key, model, home, work)"
     )
+
+
+def test_the_path_as_adapter_toml_and_the_markdown_report(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    base = ["observe", "--no-fingerprint", "--expose", str(FIX), "--select", "write-file-t1"]
+    harness_argv = ["--", *harness("py_script.py")]
+    toml_out, md_out = tmp_path / "path.toml", tmp_path / "report.md"
+    assert cli.main([*base, "--no-damage", "-f", "toml", "-o", str(toml_out), *harness_argv]) == 0
+    assert toml_out.read_text() == (
+        "[[paths]]\n"
+        'id = "observed"\n'
+        'title = "observed from the harness\'s behaviour"\n'
+        "extra = true\n"
+        'contract = "raw"\n'
+        'boundary_class = "script-file"\n'
+        "shell_parses = 1\n"
+        'parse_layers = ["file -> bash FILE (shell parse)"]\n'
+        'observed = "R reaches file -> bash FILE (shell parse) (1 shell parse)"\n'
+        'fix = "none needed for quoting; run it with the shell the model wrote for '
+        '(bash, not sh)"\n'
+        'transport = { name = "script-bash" }\n'
+    )
+    why = "transport.name=AutoGen's executor runs sh FILE, this harness bash FILE"
+    assert cli.main([*base, "--compare", "autogen:docker-executor", "--explain", why,
+                     "-f", "markdown", "-o", str(md_out), *harness_argv]) == 0  # fmt: skip
+    _, err = capsys.readouterr()
+    md = md_out.read_text()
+    assert "- request 0 (chat): fenced, reply 0\n" in md
+    assert "## Compared with `autogen:docker-executor`\n" in md
+    assert (
+        "- `transport.name`: observed `script-bash`, adapter `script-sh`: AutoGen's executor "
+        "runs sh FILE, this harness bash FILE\n"
+    ) in md
+    assert "| py_script.py (observed path, extra row) | raw |" in md
+    assert "oracle 0.0 pp (1/1 → 1/1); naive 0.0 pp (0/1 → 0/1)" in md
+    assert err.splitlines()[-1] == (
+        "observe py_script.py: script-file, raw script-bash, 1 shell parse; damage (pp): "
+        "oracle +0.0, naive +0.0; 1 difference from autogen:docker-executor"
+    )

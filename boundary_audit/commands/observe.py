@@ -85,8 +85,9 @@ def summary(report: ObserveReport) -> str:
             ", ".join(f"{m.reply_set} {m.damage_pp:+.1f}" for m in row.measures)
             or f"not measured ({row.skipped})"
         )
+    n = len(report.differences)
     diff = (
-        f"; {len(report.differences)} differences from {report.compared}" if report.compared else ""
+        f"; {n} difference{'' if n == 1 else 's'} from {report.compared}" if report.compared else ""
     )
     return f"observe {report.name}: {what}{transport}{parses}{damage}{diff}"
 

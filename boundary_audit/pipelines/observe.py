@@ -17,7 +17,7 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from boundary_audit import __version__
 from boundary_audit.adapters import load_adapters
@@ -170,6 +170,7 @@ def run_observe(options: ObserveOptions, *, progress: Progress | None = None) ->
             )
     contract = obs.contract if source.name != "mock" else _contract(obs, turns)
     path = to_path(obs.derived, contract, expect=facts.as_dict() if facts else None)
+    path = replace(path, fix=record_of(path.boundary_class).fix)
     differences: tuple[Difference, ...] = ()
     if plan.adapter_path is not None:
         differences = tuple(
@@ -313,7 +314,7 @@ def _table8(
         transport=transport_label(path),
         preprocess=(),
         anchors=(),
-        fix=record_of(path.boundary_class).fix,
+        fix=path.fix,
         marked="",
         notes=path.notes,
         facts=facts.facts if facts else (),

@@ -92,6 +92,10 @@ def summary(report: ObserveReport) -> str:
     return f"observe {report.name}: {what}{transport}{parses}{damage}{diff}"
 
 
+def _announce(line: str) -> None:
+    sys.stderr.write(f"boundary-audit: {line}\n")
+
+
 def _emit(text: str, output: Path | None) -> None:
     if output is None:
         typer.echo(text, nl=False)
@@ -188,7 +192,11 @@ def observe(
     options = replace(
         options, command=regenerate_command(options, config_template or [], fmt, output)
     )
-    report = run_observe(options, progress=progress_for())
+    report = run_observe(
+        options,
+        progress=progress_for(),
+        announce=_announce,
+    )
     to_tty = output is None and sys.stdout.isatty()
     width = shutil.get_terminal_size((160, 24)).columns if to_tty else 160
     _emit(observe_report.renderer_for(fmt, color=to_tty, width=width).render(report), output)

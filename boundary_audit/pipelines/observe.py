@@ -16,7 +16,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field, replace
 
 from boundary_audit import __version__
@@ -131,8 +131,14 @@ def limits(options: ObserveOptions) -> Limits:
     )
 
 
-def run_observe(options: ObserveOptions, *, progress: Progress | None = None) -> ObserveReport:
-    """Observe, fingerprint, measure; see the module docstring."""
+def run_observe(
+    options: ObserveOptions,
+    *,
+    progress: Progress | None = None,
+    announce: Callable[[str], None] | None = None,
+) -> ObserveReport:
+    """Observe, fingerprint, measure; see the module docstring. `announce` is told where the
+    harness runs (the CLI writes it to stderr, as every command that runs replies does)."""
     plan = prepare_observe(options)
     progress = progress or NoProgress()
     say = progress.note
@@ -140,6 +146,8 @@ def run_observe(options: ObserveOptions, *, progress: Progress | None = None) ->
     source = make_source(options)
     with Recorder(limits(options)) as recorder:
         recorder.expose(cmd.expose)
+        confinement = recorder.confinement()
+        (announce or say)(f"the harness runs in: {confinement}")
         say(f"observing {cmd.label}: {options.count} canaries from the {source.name} source")
         obs = observe(
             recorder,
@@ -150,8 +158,6 @@ def run_observe(options: ObserveOptions, *, progress: Progress | None = None) ->
             ssh=options.ssh,
             timeout=options.timeout_s,
         )
-        confinement = recorder.confinement()
-        say(f"replies run in: {confinement} (the harness too)")
         turns = _turns(source)
         if obs.derived is None or obs.derived.boundary_class is None:
             raise ObserveError(_why_nothing(obs, turns))

@@ -15,6 +15,7 @@ from boundary_audit.commands import (
     default,
     generate,
     harness,
+    observe,
     probe,
     scan,
     source,
@@ -33,4 +34,5 @@ COMMANDS: list[Callable[[typer.Typer], None]] = [
     source.register,
     generate.register,
     crossover.register,
+    observe.register,
 ]

@@ -55,6 +55,7 @@ FINDING_KEYS = [
     "evidence",
     "tip",
     "suppressed",
+    "boundary_path",
 ]
 LOCATION_KEYS = ["path", "line", "end_line", "column", "end_column", "anchor", "annotation"]
 SUMMARY_KEYS = [
@@ -134,6 +135,13 @@ def test_the_issue_s_required_fields_have_the_promised_values() -> None:
             "passed_raw": 56,
             "passed_boundary": 21,
             "damage_pp": -62.5,
+            "role": "path",
+            "route": "",
+            "errors": 0,
+            "error": "",
+            "families": {},
+            "boundary_tasks": 0,
+            "boundary_broken": [],
         }
     ]
     assert [r["anchor"] for r in nested["related"]] == [
@@ -216,3 +224,45 @@ def test_non_ascii_is_kept_and_output_ends_with_one_newline() -> None:
     text = JsonV1Format().render(sample.report())
     assert '"tools/sessión.py"' in text
     assert text.endswith("}\n")
+
+
+def test_a_probed_report_carries_the_derived_path_the_probe_and_the_adapter_fields() -> None:
+    doc = json.loads(JsonV1Format().render(sample.probed_report()))
+    assert list(doc)[:9] == [*TOP_KEYS[:7], "sandbox", "probe"]
+    assert doc["probe"]["error_runs"] == 112
+    assert doc["probe"]["not_measured"] == [
+        {"transport": "docker(shell=bash)", "reason": "needs a Docker engine: none is running"}
+    ]
+    nested = next(f for f in doc["findings"] if f["code"] == "BA102")
+    path = nested["boundary_path"]
+    assert (path["contract"], path["boundary_class"], path["shell_parses"]) == (
+        "native",
+        "nested-string",
+        2,
+    )
+    assert path["transport"] == {"name": "raw", "params": {"flags": "-c", "shell": "sh"}}
+    assert path["preprocess"] == [
+        {"name": "template.interpolate", "params": {"prefix": 'sh -c "', "suffix": '"'}}
+    ]
+    assert path["fixed"][0]["preprocess"][0]["params"]["quote"] == "shell"
+    assert [e["role"] for e in nested["evidence"]] == ["path", "fix", "path", "fix"]
+    assert nested["tip"] == path["fix"]
+    script = next(f for f in doc["findings"] if f["code"] == "BA302")
+    assert [r["assumes"] for r in script["boundary_path"]["routes"]] == [
+        "interpreter sh",
+        "interpreter bash",
+    ]
+    fields = script["boundary_path"]["adapter"]["fields"]
+    assert [(c["field"], c["same"]) for c in fields] == [
+        ("contract", True),
+        ("class", True),
+        ("transport", True),
+        ("transport.prefix", False),
+    ]
+    session = next(f for f in doc["findings"] if f["code"] == "BA202")
+    (errored,) = [e for e in session["evidence"] if e["role"] == "path"]
+    assert (errored["damage_pp"], errored["errors"]) == (None, 112)
+    launcher = next(f for f in doc["findings"] if f["code"] == "BA301")
+    assert launcher["boundary_path"] is None
+    validator = jsonschema.Draft202012Validator(load(REPORT_V1_SCHEMA))
+    assert list(validator.iter_errors(doc)) == []

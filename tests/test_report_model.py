@@ -91,8 +91,11 @@ def test_markdown_cells_cannot_break_the_table() -> None:
 def test_markdown_lists_suppressed_and_skipped() -> None:
     md = MarkdownFormat().render(sample.report())
     assert "## Active findings (4)\n" in md
-    assert "| medium | nested (oracle): 21/56 vs raw 56/56, -62.5 pp | Reply" in md
+    assert "| medium | nested (oracle): 21/56 vs raw 56/56, -62.5 pp \\[path\\] | Reply" in md
     assert md.count("| not measured |") == 2
+    assert md.count("| not probed |") == 3  # no probe step: no damage claimed
+    assert "| eval | none | no | low |" not in md  # a value of unknown origin is not a boundary
+    assert md.count("| not a model boundary: a value the model does not control |") == 1
     assert "| BA201 | `tools/sessión.py:33@3ea751c` | inline | session is test-only |\n" in md
     assert "## Skipped inputs (2)\n\n- `assets/logo.png`: binary\n" in md
     clean = MarkdownFormat().render(
@@ -102,3 +105,22 @@ def test_markdown_lists_suppressed_and_skipped() -> None:
         )
     )
     assert "No active findings." in clean and "## Skipped" not in clean
+
+
+def test_markdown_one_row_per_boundary_after_a_probe() -> None:
+    md = MarkdownFormat().render(sample.probed_report())
+    (nested,) = [
+        line for line in md.splitlines() if "agent/remote.py:19" in line and "| high |" in line
+    ]
+    cells = [c.strip() for c in nested.split(" | ")]
+    assert cells[5:8] == [
+        "native",
+        "−66.1 pp",
+        "shell-quote R at the interpolation point (shlex.quote); let bash parse R (the model "
+        "writes bash), not sh: −66.1 pp → 0.0 pp",
+    ]
+    assert (
+        "- Errors: 112 runs could not be carried out (left out of the pass rates and the "
+        "damage): `session[swe-rex.syntax-check; swe-rex.bashlex-split]`: error: pty\\_session"
+    ) in md
+    assert "  - transport.prefix: scan (none) ≠ adapter `timeout 60`: scan reads" in md

@@ -12,7 +12,7 @@ import jsonschema
 import pytest
 
 from boundary_audit.finding import Location
-from boundary_audit.report.scan.sarif import FINGERPRINT_NAME, SarifFormat, schema
+from boundary_audit.report.scan.sarif import FINGERPRINT_NAME, SarifFormat, schema, to_sarif
 from boundary_audit.results.scan import ScanReport
 from tests.support import sample_findings as sample
 
@@ -62,14 +62,14 @@ def test_rules_come_from_the_check_set() -> None:
     assert [r["id"] for r in rules] == ["BA101", "BA102", "BA201", "BA202", "BA301", "BA501"]
     ba102 = rules[1]
     assert ba102["name"] == "nested-shell-string"
-    assert ba102["helpUri"] == "https://boundary-audit.invalid/checks/BA102"
+    assert "helpUri" not in ba102  # the docs ship with the package: no host to point at
     assert ba102["shortDescription"] == {
         "text": "Model text is quoted into a command a shell parses twice."
     }
     assert ba102["help"]["markdown"] == (
         "Model text is quoted into a command a shell parses twice.\n\n## What it does\n"
         "Finds `f'ssh h \"{cmd}\"'` and friends.\n\n"
-        "[Documentation](https://boundary-audit.invalid/checks/BA102)"
+        "`boundary-audit checks` lists every check; this is BA102's documentation."
     )
     assert rules[4]["defaultConfiguration"] == {"enabled": False}
     for result in run["results"]:
@@ -82,16 +82,20 @@ def test_result_locations_related_locations_and_code_flow() -> None:
     assert nested["level"] == "error"
     assert nested["message"]["text"] == (
         "Reply | wrapped as f'ssh h \"{cmd}\"' and parsed twice <b>bold</b>. "
-        "Measured: nested (oracle): 21/56 vs raw 56/56, -62.5 pp."
+        "Measured: nested (oracle): 21/56 vs raw 56/56, -62.5 pp. "
+        "Fix: shlex.quote(R) at the interpolation point, or a temp script."
     )
     assert nested["properties"]["evidence"] == [
         {
             "transport": "nested",
             "replySet": "oracle",
+            "role": "path",
+            "route": "",
             "tasks": 56,
             "passedRaw": 56,
             "passedBoundary": 21,
             "damagePp": -62.5,
+            "errors": 0,
         }
     ]
     assert nested["locations"][0]["physicalLocation"] == {
@@ -197,3 +201,26 @@ def test_identical_sinks_get_numbered_fingerprints() -> None:
     assert len(run_py) == 2
     assert run_py[0].split(":")[0] == run_py[1].split(":")[0]
     assert [p.split(":")[1] for p in run_py] == ["1", "2"]
+
+
+def test_a_probed_result_carries_its_fix_and_the_verified_damage() -> None:
+    doc = to_sarif(sample.probed_report())
+    _validate(doc)
+    run = doc["runs"][0]
+    assert run["invocations"][0]["executionSuccessful"] is False  # 112 runs errored
+    nested = next(r for r in run["results"] if r["ruleId"] == "BA102")
+    assert nested["message"]["text"].endswith(
+        " Fix: shell-quote R at the interpolation point (shlex.quote); let bash parse R (the "
+        "model writes bash), not sh. Fix verified (oracle): −66.1 pp → 0.0 pp."
+    )
+    props = nested["properties"]
+    assert props["fixVerified"] == "fix verified (oracle): −66.1 pp → 0.0 pp"
+    assert props["boundaryPath"]["transport"] == {
+        "name": "raw",
+        "params": {"flags": "-c", "shell": "sh"},
+    }
+    launcher = next(r for r in run["results"] if r["ruleId"] == "BA301")
+    assert "boundaryPath" not in launcher["properties"]
+    assert launcher["message"]["text"].endswith(
+        " Fix: ask the model for an argv array, or run R with `bash -c` on purpose."
+    )

@@ -73,9 +73,15 @@ def test_default_terminal_report_and_summary_line(
     rc, out, err = _scan(capsys, str(path), "-j", "1")
     assert rc == ExitCode.OK
     assert err == _summary(str(path), sha, 2)
-    assert f"agent/tools.py:{SHELL_LINE}@{sha[:7]}" in out
-    assert f"agent/tools.py:{NESTED_LINE}@{sha[:7]}" in out
-    assert "logo.png: binary" in out and "\x1b[" not in out
+    rows = [line.split()[:5] for line in out.splitlines() if line.startswith("[")]
+    assert rows == [
+        ["[1]", "shell-string", f"agent/tools.py:{SHELL_LINE}", "native", "not"],
+        ["[2]", "nested-string", f"agent/tools.py:{NESTED_LINE}", "native", "not"],
+    ]  # static only: "not probed", no damage claimed
+    assert "1 skipped (1 binary); --show-skipped lists them" in out and "\x1b[" not in out
+    rc, out, _ = _scan(capsys, str(path), "-j", "1", "--show-skipped", "--details")
+    assert "  logo.png: binary\n" in out
+    assert f"[1] BA101 shell-string-sink at agent/tools.py:{SHELL_LINE}@{sha[:7]}\n" in out
 
 
 def test_json_to_file_carries_classes_lines_and_commit(

@@ -46,6 +46,12 @@ def test_option_table_lists_every_scan_option_with_panel_and_env() -> None:
         ("--jobs", "Static", "BOUNDARY_AUDIT_JOBS"),
         ("--format", "Output", "BOUNDARY_AUDIT_FORMAT"),
         ("--output", "Output", "BOUNDARY_AUDIT_OUTPUT"),
+        ("--details", "Output", "BOUNDARY_AUDIT_DETAILS"),
+        ("--show-skipped", "Output", "BOUNDARY_AUDIT_SHOW_SKIPPED"),
+        ("--select", "Probe", "BOUNDARY_AUDIT_SELECT"),
+        ("--replies", "Probe", "BOUNDARY_AUDIT_REPLIES"),
+        ("--sandbox", "Probe", "BOUNDARY_AUDIT_SANDBOX"),
+        ("--no-probe", "Probe", "BOUNDARY_AUDIT_NO_PROBE"),
         ("--fail-on", "Gate", "BOUNDARY_AUDIT_FAIL_ON"),
         ("--no-exit-codes", "Gate", "BOUNDARY_AUDIT_NO_EXIT_CODES"),
     ]:
@@ -62,7 +68,7 @@ def test_scan_help_groups_options_in_panels(
     assert cli.main(["scan", "--help"]) == 0
     out = capsys.readouterr().out
     panels = re.findall(r"╭─ (\w+) ─", out)
-    assert panels == ["Arguments", "Options", "Source", "Static", "Output", "Gate"]
+    assert panels == ["Arguments", "Options", "Source", "Static", "Output", "Gate", "Probe"]
     assert "[tool.boundary-audit]" in out and "--no-probe" in out
 
 

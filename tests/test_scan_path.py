@@ -17,7 +17,7 @@ import pytest
 from boundary_audit.adapters import load_adapters
 from boundary_audit.finding import DerivedPath, Finding, Route
 from boundary_audit.pipelines.demo import build_specimen_repo
-from boundary_audit.pipelines.measure import match_adapter
+from boundary_audit.pipelines.measure import match_adapter, route_label
 from boundary_audit.pipelines.scan import StaticOptions, run_static
 from boundary_audit.results.scan import compare_paths
 from tests.support.gitrepos import make_repo
@@ -227,6 +227,23 @@ def test_facts_name_the_code_that_says_so(specimens: dict[str, Finding]) -> None
     assert codeblocks.notes == (
         "interpreter may also be python3: not a shell, not replayed by the shell tasks",
     )
+
+
+def test_the_specimens_readme_lists_each_derived_and_fixed_path(
+    specimens: dict[str, Finding],
+) -> None:
+    import re
+
+    readme = (Path(__file__).resolve().parent.parent / "specimens" / "README.md").read_text()
+    row = re.compile(r"^\| `([a-z_]+)` \| `([^`]+)` \| (?:`([^`]+)`|none needed) \|$", re.M)
+    listed = {m.group(1): (m.group(2), m.group(3)) for m in row.finditer(readme)}
+    derived = {}
+    for path, f in specimens.items():
+        p = f.boundary_path
+        assert p is not None
+        fixed = route_label(p.fixed[0]) if p.fixed else None
+        derived[path.split("/")[0]] = (route_label(p.routes[0]), fixed)
+    assert listed == derived
 
 
 # -- built like the audited systems ------------------------------------------------------------
@@ -502,3 +519,95 @@ def test_an_adapter_is_matched_only_at_its_pin_and_on_its_sink_anchor(tmp_path: 
     found = match_adapter(moved, pin, adapters)
     assert found is not None and (found[0].id, found[1].id) == ("swe-agent", "default")
     assert match_adapter(moved, "0" * 40, adapters) is None
+
+
+LANGCHAIN_LIKE = b"""import json
+import os
+import subprocess
+
+
+class ShellSession:
+    def __init__(self) -> None:
+        self._proc = subprocess.Popen(["/bin/bash"], stdin=subprocess.PIPE, env={}, text=True)
+
+    def execute(self, command: str) -> str:
+        self._proc.stdin.write(command + "\\n")
+        self._proc.stdin.flush()
+        return self._proc.stdout.readline()
+
+
+def run_tool(tool_call):
+    args = json.loads(tool_call.function.arguments)
+    return ShellSession().execute(args["command"])
+
+
+def run_user_shell(tool_call):
+    cmd = json.loads(tool_call.function.arguments)["command"]
+    return subprocess.run([os.environ.get("SHELL", "/bin/bash"), "-lc", cmd])
+"""
+
+
+def test_a_replaced_environment_and_an_open_shell_are_facts_of_the_path(tmp_path: Path) -> None:
+    make_repo(tmp_path / "lc", {"shell_tool.py": LANGCHAIN_LIKE})
+    report = run_static(StaticOptions(target=str(tmp_path / "lc"), jobs=1))
+    by_line = {f.primary.start_line: f for f in report.findings if f.model_controlled}
+    session = by_line[11].boundary_path
+    assert session is not None
+    assert fields(session)["routes"] == [
+        {"transport": "session-pipe", "params": {"shell": ["/bin/bash"], "env": {}}}
+    ]
+    assert [(f.field, f.value) for f in session.facts[1:]] == [
+        ("program", "/bin/bash"),
+        ("tty", "pipes (no terminal)"),
+        ("interactive", "no (the script is read from a pipe)"),
+        ("environment", "replaced: empty"),
+    ]
+    user = by_line[23].boundary_path
+    assert user is not None
+    assert fields(user)["routes"] == [
+        {"transport": "raw", "params": {"shell": "sh", "flags": "-lc"}, "assumes": "program sh"},
+        {
+            "transport": "raw",
+            "params": {"shell": "bash", "flags": "-lc"},
+            "assumes": "program bash",
+        },
+    ]
+    assert user.fact("program") is not None and user.fact("program").source == "range"  # type: ignore[union-attr]
+
+
+def test_a_disclosure_for_a_scan_finding_describes_its_derived_path(tmp_path: Path) -> None:
+    from boundary_audit.llm.disclosure import boundary_for, describe
+    from boundary_audit.report.scan.json_v1 import JsonV1Format
+    from tests.support import sample_findings as sample
+
+    report = tmp_path / "scan.json"
+    report.write_text(JsonV1Format().render(sample.probed_report()), encoding="utf-8")
+    index = [f.code for f in sample.probed_report().findings].index("BA102")
+    b = boundary_for(f"{report}#{index}")
+    assert (b.transport, dict(b.params)) == ("raw", {"shell": "sh", "flags": "-c"})
+    assert [(s.name, dict(s.params)) for s in b.preprocess] == [
+        ("template.interpolate", {"prefix": 'sh -c "', "suffix": '"'})
+    ]
+    text = describe(b)
+    assert '`sh -c "<your command>"`' in text and text.startswith("Your command ")
+
+
+def test_a_path_that_cannot_be_derived_falls_back_to_the_hint_and_keeps_the_finding(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from boundary_audit.static import path as static_path
+    from boundary_audit.taxonomy import BoundaryClass
+
+    def broken(*_args: object) -> None:
+        raise RecursionError("maximum recursion depth exceeded")
+
+    monkeypatch.setitem(static_path._BY_CLASS, BoundaryClass.SHELL_SESSION, broken)
+    f = _only(
+        tmp_path / "swe",
+        {"sweagent/environment/swe_env.py": SWE_ENV, "sweagent/agent/agents.py": SWE_AGENT},
+    )
+    assert f.boundary_path is not None and f.boundary_path.hinted
+    assert f.boundary_path.notes[0] == (
+        "the path could not be derived (RecursionError: maximum recursion depth exceeded)"
+    )
+    assert f.boundary_path.transport.name == "session-pipe"  # the hint: no pexpect in the text

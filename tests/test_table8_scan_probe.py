@@ -1,4 +1,4 @@
-"""`scan` going dynamic: class + static evidence -> transport, measured evidence, confidence."""
+"""`scan` going dynamic: derived path -> transports, measured evidence, fixes, confidence."""
 
 from __future__ import annotations
 
@@ -6,8 +6,15 @@ from pathlib import Path
 
 import pytest
 
-from boundary_audit.finding import Evidence, Finding, FindingBuilder, Location
-from boundary_audit.pipelines.measure import ProbeSettings, confirms, probe_findings, transport_spec
+from boundary_audit.finding import Evidence, Finding, FindingBuilder, Location, Mechanism, Route
+from boundary_audit.pipelines.measure import (
+    PathTransport,
+    ProbeSettings,
+    confirms,
+    plan,
+    probe_findings,
+    route_label,
+)
 from boundary_audit.pipelines.scan import StaticOptions, run_static
 from boundary_audit.taxonomy import BoundaryClass, Confidence
 from tests.support.gitrepos import make_repo
@@ -41,100 +48,72 @@ def finding(cls: BoundaryClass, sanitizer: str | None = None) -> Finding:
     )
 
 
-@pytest.mark.parametrize(
-    ("cls", "text", "sanitizer", "spec"),
-    [
-        (
-            BoundaryClass.SHELL_STRING,
-            "subprocess.run(cmd, shell=True)",
-            None,
-            ("raw", {"shell": "sh", "flags": "-c"}),
-        ),
-        (
-            BoundaryClass.SHELL_STRING,
-            'Command::new("bash").arg("-lc").arg(cmd)',
-            None,
-            ("raw", {"shell": "bash", "flags": "-lc"}),
-        ),
-        (BoundaryClass.NESTED_STRING, "f'ssh h \"{cmd}\"'", None, ("nested", {})),
-        (
-            BoundaryClass.NESTED_STRING,
-            "f'bash -c {shlex.quote(cmd)}'",
-            "shlex.quote",
-            ("nested-escaped", {}),
-        ),
-        (BoundaryClass.SHELL_SESSION, "self.shell.sendline(cmd)", None, ("session", {})),
-        (BoundaryClass.SHELL_SESSION, "proc.stdin.write(cmd)", None, ("session-pipe", {})),
-        (
-            BoundaryClass.TTY_KEYSTROKES,
-            "pane.send_keys(cmd, literal=True)",
-            None,
-            ("tmux-literal", {}),
-        ),
-        (
-            BoundaryClass.TTY_KEYSTROKES,
-            '["tmux", "send-keys", "-t", s, cmd]',
-            None,
-            ("tmux-keys", {}),
-        ),
-        (
-            BoundaryClass.ARGV_DIRECT,
-            "spawn(shellQuote.parse(line))",
-            None,
-            ("argv-shell-quote", {}),
-        ),
-        (BoundaryClass.ARGV_DIRECT, "Popen(cmd.split())", None, ("argv-split", {})),
-        (BoundaryClass.ARGV_DIRECT, "Popen(shlex.split(cmd))", None, ("argv-shlex", {})),
-        (BoundaryClass.SCRIPT_FILE, '["sh", path]', None, ("script-sh", {})),
-        (BoundaryClass.REMOTE_STRING, "container.exec_run(cmd)", None, ("docker", {})),
-        (BoundaryClass.REMOTE_STRING, '["ssh", host, cmd]', None, ("ssh", {})),
-        (BoundaryClass.SERIALIZED, "'{\"cmd\": \"' + cmd + '\"}'", None, ("json-naive", {})),
-        (BoundaryClass.SERIALIZED, "json.dumps({'cmd': cmd})", "json.dumps", ("json-correct", {})),
-    ],
-)
-def test_class_and_sink_text_pick_the_transport(
-    cls: BoundaryClass, text: str, sanitizer: str | None, spec: object
-) -> None:
-    assert transport_spec(finding(cls, sanitizer), text) == spec
-
-
-def test_the_tokenizer_may_come_from_elsewhere_in_the_file() -> None:
-    argv = finding(BoundaryClass.ARGV_DIRECT)
-    assert transport_spec(argv, "spawn(argv[0], argv.slice(1))") == ("argv-shlex", {})
-    assert transport_spec(
-        argv, "spawn(argv[0], argv.slice(1))", 'import { parse } from "shell-quote";'
-    ) == ("argv-shell-quote", {})
-
-
 def test_confirmation_rule() -> None:
     hurt = Evidence("nested", "oracle", 56, 56, 20)
     same = Evidence("raw", "oracle", 56, 56, 56)
+    unmeasured = Evidence("session", "oracle", 0, 0, 0, points=None, errors=112)
     assert confirms(finding(BoundaryClass.NESTED_STRING), hurt)
     assert not confirms(finding(BoundaryClass.NESTED_STRING), same)
     assert confirms(finding(BoundaryClass.SCRIPT_FILE), same)
     assert not confirms(finding(BoundaryClass.SCRIPT_FILE), hurt)
     assert confirms(finding(BoundaryClass.NESTED_STRING, "shlex.quote"), same)
+    assert not confirms(finding(BoundaryClass.SHELL_SESSION), unmeasured)
 
 
-def test_model_controlled_findings_carry_measured_damage(tmp_path: Path) -> None:
+def test_a_route_label_names_its_transport_and_its_steps() -> None:
+    plain = Route(Mechanism("raw", {"shell": "bash", "flags": "-lc"}))
+    assert route_label(plain) == "raw(flags=-lc)"
+    stepped = Route(
+        Mechanism("raw", {"shell": "sh", "flags": "-c"}),
+        (Mechanism("template.interpolate", {"prefix": 'sh -c "', "suffix": '"'}),),
+    )
+    assert route_label(stepped) == 'raw(shell=sh)[template.interpolate(prefix=sh -c ",suffix=")]'
+
+
+def test_findings_with_the_same_route_share_one_transport(tmp_path: Path) -> None:
     path = tmp_path / "harness"
     make_repo(path, {"agent/tools.py": HARNESS})
     report = run_static(StaticOptions(target=str(path), jobs=1))
-    by_class = {f.boundary_class: f for f in report.findings}
-    assert set(by_class) == {BoundaryClass.SHELL_STRING, BoundaryClass.NESTED_STRING}
-    settings = ProbeSettings(select="write-file", replies=("oracle", "naive"))
-    out = probe_findings(report.findings, report.sink_text, settings)
-    measured = {f.boundary_class: f for f in out.findings}
-    assert out.transports == ("raw", "nested")  # bash -c R *is* the baseline: measured once
-    nested = measured[BoundaryClass.NESTED_STRING]
-    assert [(e.transport, e.reply_set, e.tasks, e.passed_raw) for e in nested.evidence] == [
-        ("nested", "oracle", 4, 4),
-        ("nested", "naive", 4, 1),
+    the_plan = plan(report.findings)
+    assert sorted(the_plan.transports) == [
+        'raw[template.interpolate(prefix=bash -c ",suffix=")]',
+        "raw[template.interpolate(prefix=bash -c ,quote=shell,suffix=)]",
     ]
-    assert nested.evidence[0].passed_boundary < 4 and nested.confidence is Confidence.HIGH
+    nested = next(f for f in report.findings if f.boundary_class == BoundaryClass.NESTED_STRING)
+    assert isinstance(
+        the_plan.transports['raw[template.interpolate(prefix=bash -c ",suffix=")]'],
+        PathTransport,
+    )
+    assert the_plan.measured[id(nested)] == [
+        ("path", "", 'raw[template.interpolate(prefix=bash -c ",suffix=")]'),
+        ("fix", "", "raw[template.interpolate(prefix=bash -c ,quote=shell,suffix=)]"),
+    ]
+    shell = next(f for f in report.findings if f.boundary_class == BoundaryClass.SHELL_STRING)
+    assert the_plan.measured[id(shell)] == [("path", "", "raw")]  # bash -c R *is* the baseline
+    for t in the_plan.transports.values():
+        t.close()
+
+
+@pytest.mark.bwrap
+def test_model_controlled_findings_carry_measured_damage_and_the_fix(tmp_path: Path) -> None:
+    path = tmp_path / "harness"
+    make_repo(path, {"agent/tools.py": HARNESS})
+    report = run_static(StaticOptions(target=str(path), jobs=1))
+    settings = ProbeSettings(select="write-file", replies=("oracle", "naive"), probes=False)
+    out = probe_findings(report.findings, settings)
+    measured = {f.boundary_class: f for f in out.findings}
+    nested = measured[BoundaryClass.NESTED_STRING]
+    got = [(e.role, e.reply_set, e.tasks, e.passed_raw) for e in nested.evidence]
+    assert got == [("path", "oracle", 4, 4), ("fix", "oracle", 4, 4), ("path", "naive", 4, 1),
+                   ("fix", "naive", 4, 1)]  # fmt: skip
+    path_ev, fix_ev = nested.evidence[0], nested.evidence[1]
+    assert path_ev.passed_boundary < 4 and path_ev.damage_pp < 0
+    assert (fix_ev.passed_boundary, fix_ev.damage_pp) == (4, 0.0)  # the fix, verified
+    assert nested.confidence is Confidence.HIGH
     shell = measured[BoundaryClass.SHELL_STRING]
     assert [(e.transport, e.passed_raw, e.passed_boundary) for e in shell.evidence] == [
         ("raw", 4, 4),
         ("raw", 1, 1),
     ]
     assert shell.confidence is Confidence.HIGH
+    assert out.info is not None and out.info.error_runs == 0

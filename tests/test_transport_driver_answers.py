@@ -106,7 +106,9 @@ def test_sigint_to_every_process_is_a_kill_not_a_driver_exception(
 def test_a_reply_that_starves_the_driver_of_descriptors_breaks_the_session_only(
     sandbox: Sandbox, name: str
 ) -> None:
-    driver = "$(pgrep -f '^[^ ]*python[^ ]* .*/tmux_keys[.]py')"  # not pid 1, whose argv holds it
+    # Not pid 1, whose argv holds the pattern; the oldest match, not a child the driver is
+    # forking (which carries the driver's argv until it execs tmux).
+    driver = "$(pgrep -o -f '^[^ ]*python[^ ]* .*/tmux_keys[.]py')"
     starve = f"prlimit --pid {driver} --nofile=3"
     (starved, never), _ = run(sandbox, name, [starve, "echo never"])
     assert isinstance(starved, TransportResult)

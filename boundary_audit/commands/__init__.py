@@ -16,6 +16,7 @@ from boundary_audit.commands import (
     fleet,
     generate,
     harness,
+    observe,
     probe,
     scan,
     source,
@@ -34,5 +35,6 @@ COMMANDS: list[Callable[[typer.Typer], None]] = [
     source.register,
     generate.register,
     crossover.register,
+    observe.register,
     fleet.register,
 ]

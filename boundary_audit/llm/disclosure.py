@@ -12,9 +12,10 @@ tests fail until it has one).
 `boundary_for(spec)` reads what `generate --disclose-for` names, tried in this order:
 
 - `FILE#N` or `FILE#FINGERPRINT`: finding N (0-based, as in `.findings[N]`) or the finding
-  with that fingerprint (`<24 hex>:<n>`) of a `boundary-audit scan --format json` report; its
-  class, sanitizer and sink text choose the transport exactly as `scan` does when it probes
-  the finding (`scan_probe.transport_spec`);
+  with that fingerprint (`<24 hex>:<n>`) of a `boundary-audit scan --format json` report: the
+  boundary path the scan derived from the code (`boundary_path`: its transport and
+  pre-processors), exactly what `scan` replays; a report without one falls back to the class's
+  transport hint over the sink text;
 - `SYSTEM:PATH`: a boundary path of a packaged adapter (system_adapters/) or of `--adapters`
   files;
 - `NAME`: a transport (`nested`, the study's double-quote wrapper, is the default).
@@ -284,10 +285,21 @@ def finding_boundary(report: Path, selector: str) -> Boundary:
     index = _select(findings, selector, where)
     obj = findings[index]
     finding = _finding(obj, f"{where}: findings[{index}]")
-    hint = record_of(finding.boundary_class).transport  # as `scan` replays it
+    label = f"{report.name}#{index} ({finding.primary.anchor()}, {finding.boundary_class.value})"
+    derived = obj.get("boundary_path")
+    if isinstance(derived, dict) and isinstance(derived.get("transport"), dict):
+        # the path the scan derived from the code, as `scan` replays it
+        t, steps = derived["transport"], derived.get("preprocess") or []
+        base = transport_boundary(str(t.get("name")), dict(t.get("params") or {}))
+        pre = tuple(
+            StepSpec(str(s.get("name")), dict(s.get("params") or {}))
+            for s in steps
+            if isinstance(s, dict)
+        )
+        return Boundary(label=label, transport=base.transport, params=base.params, preprocess=pre)
+    hint = record_of(finding.boundary_class).transport  # a report without derived paths
     name, params = hint(str(obj.get("snippet") or ""), "", finding.sanitizer is not None)
     base = transport_boundary(name, params)
-    label = f"{report.name}#{index} ({finding.primary.anchor()}, {finding.boundary_class.value})"
     return Boundary(label=label, transport=base.transport, params=base.params)
 
 

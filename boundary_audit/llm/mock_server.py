@@ -32,7 +32,8 @@ Behaviours (`kind`), each with the documented bytes on the wire:
 - `text`: an assistant message with `text` (`finish_reason`, default `stop`);
 - `tool_call`: one call of `name` (default `bash`) with `arguments` (an object, serialised with
   json.dumps) or `arguments_raw` (the string as sent, e.g. not JSON); `calls` (a list of such
-  objects) for several calls; `text` optional alongside;
+  objects) for several calls; `text` optional alongside; `id` the call id (default
+  `call_mock_<n>`, n its place among the calls);
 - `status`: HTTP `status` with an OpenAI-style error body (`message`), and the headers
   `Retry-After: <retry_after>` / `retry-after-ms` when `retry_after` is given;
 - `hang`: no answer for `seconds` (default: until the server stops), then the connection
@@ -75,7 +76,8 @@ _ANSWERS = ("text", "tool_call", "empty", "refusal")
 _BEHAVIOUR_KEYS: dict[str, frozenset[str]] = {
     "text": frozenset({"text", "finish_reason", "delay", "usage"}),
     "tool_call": frozenset(
-        {"name", "arguments", "arguments_raw", "calls", "text", "finish_reason", "delay", "usage"}
+        {"name", "id", "arguments", "arguments_raw", "calls", "text", "finish_reason", "delay"}
+        | {"usage"}
     ),
     "status": frozenset({"status", "message", "retry_after"}),
     "hang": frozenset({"seconds"}),
@@ -274,7 +276,8 @@ def _calls(b: Behaviour) -> list[dict[str, Any]]:
         raw = spec.get("arguments_raw")
         if raw is None:
             raw = json.dumps(spec.get("arguments", {}))
-        out.append({"id": f"call_mock_{n}", "name": str(spec.get("name", "bash")), "args": raw})
+        call_id = str(spec.get("id") or f"call_mock_{n}")
+        out.append({"id": call_id, "name": str(spec.get("name", "bash")), "args": raw})
     return out
 
 
@@ -619,8 +622,10 @@ class MockServer:
         with self._lock:
             return [r for r in self.requests if r.index is not None]
 
-    def choose(self, prompt: str) -> tuple[int, Behaviour]:
-        """Number the request and pick its behaviour (first matching rule, else default)."""
+    def choose(self, prompt: str, body: Any = None) -> tuple[int, Behaviour]:
+        """Number the request and pick its behaviour (first matching rule, else default).
+
+        `body` is the parsed request: a subclass may answer from it (the tools it offers)."""
         with self._lock:
             index = self._count
             self._count += 1
@@ -745,7 +750,7 @@ class _Handler(BaseHTTPRequestHandler):
             self._error(404, f"no route {self.path}")
             return
         prompt = prompt_text(body)
-        index, b = mock.choose(prompt)
+        index, b = mock.choose(prompt, body)
         if auth in ("missing", "mismatch"):
             mock.keep(
                 Recorded(index, "POST", self.path, self._headers(), auth, body, "unauthorized")

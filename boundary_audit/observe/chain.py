@@ -5,6 +5,11 @@ token) and asks of each image, beginning with the one that started the marker, h
 reached it. The first rule that holds names the hop's carrier (`via`) and the image the token
 came from, which is asked the same question next:
 
+0. the image talked to the model endpoint (a TCP connection to `endpoint`, the mock server's
+   address inside the sandbox, that it wrote a request into before passing the token on):
+   `model`, it got the reply as the model's answer; the chain is complete, and the images
+   that started this one, back to the harness's first (an npm launcher that spawns the real
+   binary), are added as `launched` hops: the reply never passed through them;
 1. the harness's own first image: `argv` if the token is in its argv, else `source` (it got
    the reply from the reply source); the chain is complete;
 2. the root of a remote trace (an sshd session's command, traced in its own run): `remote`;
@@ -39,6 +44,7 @@ from boundary_audit.observe.shells import ShellCall, parse_shell
 from boundary_audit.observe.tree import Image, ProcessTree, Write
 
 SOURCE = "source"
+MODEL = "model"
 ARGV = "argv"
 REMOTE = "remote"
 FILE = "file"
@@ -47,6 +53,9 @@ PTY = "pty"
 SOCKET = "socket"
 SPAWNED = "spawned"
 """The marker itself: started by the hop before it."""
+LAUNCHED = "launched"
+"""An image before the one that asked the model (an npm launcher, a wrapper script): it
+started that image; the reply never passed through it."""
 UNKNOWN = "unknown"
 MAX_HOPS = 64
 SSH_OPTIONS_WITH_VALUE = frozenset("BbcDEeFIiJLlmOoPpQRSWw")
@@ -166,8 +175,9 @@ def _containing(writes: list[Write], token: bytes) -> list[Write]:
     return found
 
 
-def trace_chain(trees: Sequence[ProcessTree], canary: Canary) -> Chain:
-    """The chain of `canary` through the traced runs `trees` (the harness's own first)."""
+def trace_chain(trees: Sequence[ProcessTree], canary: Canary, endpoint: str | None = None) -> Chain:
+    """The chain of `canary` through the traced runs `trees` (the harness's own first);
+    `endpoint` (`127.0.0.1:PORT`) is the model's address when the replies came from one."""
     token = canary.token
     carriers = _Carriers(trees, token, canary.reply)
     marker = next((i for t in trees for i in t.images if i.program == token), None)
@@ -191,6 +201,10 @@ def trace_chain(trees: Sequence[ProcessTree], canary: Canary) -> Chain:
         tree = _tree(trees, x)
         started_marker = marker is not None and len(hops) == 1
         via, detail, nxt, nxt_before = _how(x, pid, tree, trees, carriers, token, before)
+        if endpoint is not None and via in (SOURCE, UNKNOWN):
+            asked = _asked_model(tree, x, pid, endpoint, before)
+            if asked is not None:
+                via, detail, nxt = MODEL, asked, None
         shell = parse_shell(x.program, x.argv) if x.argv else None
         interpreter = _shebang(tree, x.path) if shell is None and via == FILE else None
         if interpreter:  # a script exec'd by its own path: the kernel ran its `#!` line
@@ -200,8 +214,10 @@ def trace_chain(trees: Sequence[ProcessTree], canary: Canary) -> Chain:
         hops.append(_hop(x, pid, via, detail, shell, parses))
         if via == UNKNOWN:
             break
-        if x is tree.root and tree is trees[0]:
+        if via == MODEL or (x is tree.root and tree is trees[0]):
             complete = True
+            if via == MODEL:
+                hops += _launchers(tree, x, pid)
             break
         at, before = nxt, nxt_before
     hops.reverse()
@@ -288,6 +304,33 @@ def _how(
     if w is not None:
         return SOCKET, f"{w.channel.label()} written by pid {w.pid}", _writer(w), w.line
     return UNKNOWN, "the trace does not show how the token reached it", None, 0
+
+
+def _launchers(tree: ProcessTree, x: Image, pid: int) -> list[Hop]:
+    """The images from the one before `x` back to the harness's first, as `launched` hops."""
+    found: list[Hop] = []
+    at = _creator(tree, x) if x is not tree.root else None
+    while at is not None and len(found) < MAX_HOPS:
+        image, owner = at
+        if image is tree.seal:
+            break
+        found.append(_hop(image, owner, LAUNCHED, "", None, parses=False))
+        if image is tree.root:
+            break
+        at = _creator(tree, image)
+    return found
+
+
+def _asked_model(tree: ProcessTree, x: Image, pid: int, endpoint: str, before: int) -> str | None:
+    """How image `x` (in process `pid`) asked the model, before line `before`, or None."""
+    suffix = f"->{endpoint}]"
+    for w in tree.writes:
+        if w.line >= before:
+            break
+        if w.pid == pid and w.image is x and w.channel.kind == "socket":
+            if w.channel.key.endswith(suffix):
+                return f"HTTP to the model at {endpoint} ({w.channel.key.split(':', 1)[0]})"
+    return None
 
 
 def _writer(w: Write) -> tuple[Image, int] | None:

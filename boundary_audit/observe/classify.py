@@ -41,6 +41,7 @@ from boundary_audit.observe.canary import Canary
 from boundary_audit.observe.chain import (
     ARGV,
     FILE,
+    MODEL,
     PTY,
     REMOTE,
     SOCKET,
@@ -105,7 +106,8 @@ def classify(chains: Sequence[Chain], contract: Contract = Contract.RAW) -> Deri
     chain = arrived[0]
     parsers = [h for h in chain.hops if h.parses]
     persistent = _persistent(arrived)
-    relays = tuple(h.program for h in chain.hops[1:-1] if not h.parses and h.shell is None)
+    carried = _carried(chain)
+    relays = tuple(h.program for h in carried[1:-1] if not h.parses and h.shell is None)
     cls, transport, more = _derive(chain, parsers, persistent)
     notes += more
     for other in arrived[1:]:
@@ -122,11 +124,19 @@ def classify(chains: Sequence[Chain], contract: Contract = Contract.RAW) -> Deri
         )
     if not chain.complete:
         notes.append("the chain does not reach the harness: the trace does not show every hop")
-    layers = tuple(_layer(h, chain.canary) for h in chain.hops[1:-1])
+    layers = tuple(_layer(h, chain.canary) for h in carried[1:-1])
     n = len(parsers)
     observed = "R reaches " + " -> ".join(layers or ("the marker directly",))
     observed += f" ({n} shell parse{'' if n == 1 else 's'})"
     return Derived(cls, n, transport, layers, observed, persistent, relays, tuple(notes))
+
+
+def _carried(chain: Chain) -> tuple[Hop, ...]:
+    """The hops from the one that got the reply (the harness, or the image that asked the
+    model) to the marker: the launchers before it carried nothing."""
+    hops = chain.hops
+    start = next((i for i, h in enumerate(hops) if h.via == MODEL), 0)
+    return hops[start:]
 
 
 def _persistent(arrived: Sequence[Chain]) -> bool | None:
@@ -298,6 +308,8 @@ def _layer(hop: Hop, canary: Canary) -> str:
         return f"unix socket -> {name} (relay)"
     if hop.via in (SOURCE, SPAWNED):
         return name
+    if hop.via == MODEL:
+        return f"model answer over HTTP -> {name}"
     return f"{hop.via} -> {name}"
 
 
@@ -320,7 +332,11 @@ def to_path(
         contract=contract,
         boundary_class=derived.boundary_class,
         shell_parses=derived.shell_parses,
-        parse_layers=derived.parse_layers,
+        parse_layers=(
+            ("JSON decode of the tool call's arguments", *derived.parse_layers)
+            if contract is Contract.NATIVE
+            else derived.parse_layers
+        ),
         observed=derived.observed,
         fix="",
         transport=derived.transport,

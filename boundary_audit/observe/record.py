@@ -60,6 +60,7 @@ from boundary_audit.sandbox.interface import BASE_PATH, ExecResult, Limits, Work
 from boundary_audit.tasks import wsfs
 
 SEAL = Path(__file__).resolve().with_name("seal.py")
+NETRELAY = SEAL.with_name("netrelay.py")
 STRACE_NAME = "ba-strace"
 SYSCALLS = (
     "execve", "execveat", "clone", "clone3", "fork", "vfork",
@@ -149,8 +150,12 @@ class Recorder:
         timeout: float | None = None,
         label: str = "local",
         remote_command: str | None = None,
+        relay: str | None = None,
+        port: int = 0,
     ) -> TracedRun:
-        """Run `argv` (the harness) traced in `ws`; `label` names its trace.
+        """Run `argv` (the harness) traced in `ws`; `label` names its trace. With `relay` (the
+        inner path of a unix socket relayed to a model endpoint), `netrelay.py` listens on
+        127.0.0.1:`port` inside the run, outside the trace, and relays to it.
 
         Raises SandboxError when the machinery failed (strace or the seal could not start, no
         trace was written) and TraceError when the trace cannot be read; what the harness does
@@ -161,6 +166,11 @@ class Recorder:
             "-e", "trace=" + ",".join(SYSCALLS), "-o", f"{ws.inner_obs.rstrip('/')}/{name}",
             "--", sys.executable, "-E", "-s", "-S", str(SEAL), self._filter, "--", *argv,
         ]  # fmt: skip
+        if relay is not None:
+            command = [
+                sys.executable, "-E", "-s", "-S", str(NETRELAY), self._filter, relay, str(port),
+                "--", *command,
+            ]  # fmt: skip
         try:
             res = self._sandbox.run(ws, command, stdin=stdin, env=env, timeout=timeout)
             data = self._read(ws, name, res)

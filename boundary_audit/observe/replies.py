@@ -8,11 +8,14 @@ the harness gets it from is pluggable, so that the recorder never depends on it:
 | `EnvReplies` | an environment variable holding a JSON array of strings (`BA_REPLIES`) |
 | `FileReplies` | a JSON file in the workspace, whose inner path is in `BA_REPLIES_FILE` |
 | `StdinReplies` | its standard input: the JSON array, then EOF |
+| `MockReplies` | its model: `http://127.0.0.1:8765/v1` in the sandbox, the next reply per request |
 
-The OpenAI-compatible mock server is the source for real agent CLIs (it answers each model
-request with the next reply, as a tool call or a text block): a `ReplySource` whose `deliver`
-starts it, yields its base URL and key as `Delivery.env`, and stops it (docs/observe.md says
-what it must provide). `contract` is what the harness receives: `raw` text for these three.
+`MockReplies` is the source for real agent CLIs: `deliver` starts the conversation server
+(`endpoint.ModelEndpoint`), yields the variables that point at it and the inner path of the
+unix socket it is relayed through (`Delivery.relay`: the recorder puts `netrelay.py` in front
+of the run), and stops it. `contract` is what the harness received: `raw` text for the three
+plain sources; for the mock, `native` when the replies went out as tool calls and `raw` when
+they went out as fenced blocks (`last` keeps the whole exchange of the latest delivery).
 """
 
 from __future__ import annotations
@@ -25,6 +28,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 
 from boundary_audit.errors import UsageError
+from boundary_audit.observe.endpoint import MODEL, ConfigTemplate, Exchange, ModelEndpoint
 from boundary_audit.sandbox.interface import Workspace
 from boundary_audit.sandbox.layout import give
 from boundary_audit.taxonomy import Contract
@@ -39,6 +43,9 @@ class Delivery:
 
     env: Mapping[str, str] = field(default_factory=dict)
     stdin: bytes | None = None
+    relay: str | None = None
+    """The inner path of a unix socket that the run's 127.0.0.1 model endpoint is relayed to
+    (`netrelay.py`); None when the replies need no network."""
 
 
 class ReplySource(ABC):
@@ -108,6 +115,41 @@ class StdinReplies(ReplySource):
         yield Delivery(stdin=encoded(replies).encode("utf-8"))
 
 
+class MockReplies(ReplySource):
+    """The replies as a model's answers, from the mock server (see `endpoint.ModelEndpoint`)."""
+
+    name = "mock"
+
+    def __init__(
+        self,
+        *,
+        shape: str = "auto",
+        templates: Sequence[ConfigTemplate] = (),
+        model: str = MODEL,
+    ) -> None:
+        self.shape, self.templates, self.model = shape, tuple(templates), model
+        self.last: Exchange | None = None
+        """The latest delivery's exchange (answers, request bodies, outputs)."""
+
+    @property
+    def contract(self) -> Contract:  # type: ignore[override]  # measured, not declared
+        shapes = self.last.shapes if self.last is not None else ()
+        if shapes and all(s == "fenced" for s in shapes):
+            return Contract.RAW
+        return Contract.NATIVE if shapes or self.shape != "fenced" else Contract.RAW
+
+    @contextmanager
+    def deliver(self, replies: Sequence[str], ws: Workspace) -> Iterator[Delivery]:
+        endpoint = ModelEndpoint(
+            replies, ws, shape=self.shape, templates=self.templates, model=self.model
+        )
+        try:
+            with endpoint:
+                yield Delivery(env=endpoint.env, relay=endpoint.inner_socket)
+        finally:
+            self.last = endpoint.exchange
+
+
 SOURCES: dict[str, type[ReplySource]] = {
-    cls.name: cls for cls in (EnvReplies, FileReplies, StdinReplies)
+    cls.name: cls for cls in (EnvReplies, FileReplies, StdinReplies, MockReplies)
 }

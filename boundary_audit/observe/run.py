@@ -29,6 +29,7 @@ from boundary_audit.observe.canary import (
 )
 from boundary_audit.observe.chain import Chain, trace_chain
 from boundary_audit.observe.classify import Derived, classify, to_path
+from boundary_audit.observe.endpoint import PORT
 from boundary_audit.observe.record import Recorder, TracedRun
 from boundary_audit.observe.remote import SshEndpoint
 from boundary_audit.observe.replies import ReplySource
@@ -85,7 +86,7 @@ def _run(
     env: Mapping[str, str] | None,
     ssh: bool,
     timeout: float | None,
-) -> Iterator[tuple[Workspace, TracedRun, tuple[ProcessTree, ...]]]:
+) -> Iterator[tuple[Workspace, TracedRun, tuple[ProcessTree, ...], str | None]]:
     limit = timeout or recorder.limits.timeout_s
     with recorder.workspace() as ws:
         install(ws, canaries)
@@ -99,9 +100,12 @@ def _run(
                 stdin=delivery.stdin,
                 env={**delivery.env, **(env or {}), **extra},
                 timeout=limit,
+                relay=delivery.relay,
+                port=PORT,
             )
         remote = tuple(r.tree for r in endpoint.runs) if endpoint is not None else ()
-        yield ws, run, (run.tree, *remote)
+        model = f"127.0.0.1:{PORT}" if delivery.relay is not None else None
+        yield ws, run, (run.tree, *remote), model
 
 
 def observe(
@@ -120,9 +124,10 @@ def observe(
         ws,
         run,
         trees,
+        model,
     ):
         outcomes = {c.label: arrival_outcome(c, records(ws, c.token)) for c in canaries}
-    chains = tuple(trace_chain(trees, c) for c in canaries)
+    chains = tuple(trace_chain(trees, c, model) for c in canaries)
     return Observation(
         tuple(harness),
         source.name,
@@ -163,8 +168,9 @@ def fingerprint(
             ws,
             run,
             trees,
+            model,
         ):
             facts.append(probe_fact(probe, canaries, ws))
-        chains = tuple(trace_chain(trees, c) for c in canaries if c.marks)
+        chains = tuple(trace_chain(trees, c, model) for c in canaries if c.marks)
         runs.append(ProbeRun(probe.id, run.result, chains))
     return Fingerprint(label, tuple(facts)), skipped, tuple(runs)

@@ -15,7 +15,8 @@ running (a tmux server, a daemon, a `setsid` child) is given `GRACE_S` to end an
 killed: strace waits for every process it traces, so without this an observation would last
 until the sandbox's timeout whenever a harness leaves something behind. Every process of the
 run but pid 1 (the reaper), our parent (strace) and ourselves is such a leftover once the
-harness is gone. The exit status is the harness's (128+N for a death by signal N).
+harness is gone (and the model endpoint's relay, strace's parent when there is one: every
+ancestor is spared). The exit status is the harness's (128+N for a death by signal N).
 
 Stdlib only: it runs with `-E -s -S`, before anything of the harness. Exit 125 with one line
 on stderr when the filter cannot be installed (a machinery failure, never the harness's); 127
@@ -87,9 +88,24 @@ def _wait(pid: int) -> int:
             continue
 
 
+def ancestors() -> set[int]:
+    """This process's ancestors up to the reaper: strace, and what started it (the model
+    endpoint's relay, `netrelay.py`), which outlive the harness on purpose."""
+    found: set[int] = set()
+    pid = os.getppid()
+    while pid > 1 and pid not in found and len(found) < 64:
+        found.add(pid)
+        try:
+            with open(f"/proc/{pid}/stat", "rb") as f:
+                pid = int(f.read().rsplit(b") ", 1)[1].split()[1])
+        except (OSError, IndexError, ValueError):
+            break
+    return found
+
+
 def leftovers() -> list[int]:
-    """Live processes of the run that are neither the reaper, strace, nor this process."""
-    mine = {1, os.getpid(), os.getppid()}
+    """Live processes of the run that are neither the reaper, our ancestors, nor this one."""
+    mine = {1, os.getpid(), *ancestors()}
     found = []
     for entry in os.listdir("/proc"):
         if not entry.isdigit() or int(entry) in mine:

@@ -44,12 +44,8 @@ class ShellCall:
 
     @property
     def flags(self) -> str:
-        """The option word that carries `-c`, as a transport's `flags` parameter (`-c`,
-        `-lc`); otherwise every option word, space-separated ("" for none)."""
-        if self.command is not None:
-            for word in self.options:
-                if word.startswith("-") and not word.startswith("--") and "c" in word:
-                    return word
+        """Every option word before the command string, space-separated, as the `raw`
+        transport's `flags` parameter takes them (`-c`, `-lc`, `-l -c`; "" for none)."""
         return " ".join(self.options)
 
 

@@ -459,6 +459,15 @@ class BoundaryRow:
     errors: int = 0
     adapter: AdapterMatch | None = None
     adapter_damage: Range | None = None
+    short: str = ""
+    """For `not-model`: `not a model boundary (unknown origin)`, the narrow form of `why`."""
+
+
+_SHORT_SUBJECT = {
+    "a value of unknown origin": "unknown origin",
+    "a constant command": "constant",
+    "a fixed program with data arguments": "fixed program",
+}
 
 
 def _subject(f: Finding) -> str:
@@ -474,7 +483,9 @@ def boundary_row(report: ScanReport, f: Finding) -> BoundaryRow:
     by_words = {w: k for k, w in FIX_WORDS.items()}
     short = " + ".join(FIX_SHORT[by_words[w]] for w in fix.split("; ") if w in by_words)
     if not f.model_controlled:
-        return BoundaryRow(f, "not-model", f"not a model boundary: {_subject(f)}")
+        who = _subject(f)
+        short = f"not a model boundary ({_SHORT_SUBJECT[who]})" if who in _SHORT_SUBJECT else ""
+        return BoundaryRow(f, "not-model", f"not a model boundary: {who}", short=short)
     if report.probe is None:
         return BoundaryRow(f, "static", fix=fix, fix_short=short, adapter=match)
     if path is not None and path.unmeasurable:

@@ -84,7 +84,7 @@ def rlimit_argv(limits: Limits, prlimit: str = "prlimit") -> list[str]:
     return [
         prlimit,
         f"--cpu={limits.cpu_s}:{limits.cpu_s + 1}",
-        f"--as={limits.memory_bytes}",
+        f"--as={limits.address_space_bytes or limits.memory_bytes}",
         f"--fsize={limits.file_bytes}",
         f"--nproc={limits.max_procs}",
         "--core=0",

@@ -31,7 +31,11 @@ class Limits:
     """CPU seconds per process (RLIMIT_CPU)."""
     memory_bytes: int = 1 << 30
     """Memory of the run as a whole, its tmpfs pages (the workspace) included, where a memory
-    cgroup binds it; per process (RLIMIT_AS) besides."""
+    cgroup binds it; per process (RLIMIT_AS) besides, unless `address_space_bytes` says."""
+    address_space_bytes: int | None = None
+    """Per-process address space (RLIMIT_AS) when it must differ from `memory_bytes`: a
+    JavaScript runtime reserves gigabytes of address space for WebAssembly (node's fetch)
+    that it never touches; the cgroup still bounds what is used. None: `memory_bytes`."""
     cpus: float = 1.0
     """CPUs' worth of time the run as a whole may use per period (a cgroup CPU quota)."""
     max_procs: int = 256

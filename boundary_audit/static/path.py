@@ -201,6 +201,8 @@ def _sink(primary: Location) -> _Sink | None:
     if corpus is None or primary.path not in corpus.files:
         return None
     key = (id(corpus), primary.path)
+    if any(k[0] != key[0] for k in _CACHE):
+        _CACHE.clear()  # NOTE: another scan's corpus: its files (and engines) are not kept alive
     hit = _CACHE.get(key)
     if hit is None:
         ex = corpus.extractor(primary.path)
@@ -998,13 +1000,22 @@ def _layers(v: Verdict, contract: Contract, route: Route) -> tuple[str, ...]:
 
 
 def derive(v: Verdict, primary: Location, contract: Contract) -> DerivedPath | None:
-    """The derived path of a model-controlled verdict at `primary` (None for the others)."""
+    """The derived path of a model-controlled verdict at `primary` (None for the others).
+
+    Never raises: a derivation that fails (a bug, a value too deep to read again) falls back
+    to the class's hint and says why, so the finding itself is never lost.
+    """
     if not v.prov.origins:
         return None
-    sink = _sink(primary)
     d = _Draft()
     d.facts.append(_contract_fact(v, contract))
-    _BY_CLASS[v.boundary_class](sink, v, d)
+    sink: _Sink | None = None
+    try:
+        sink = _sink(primary)
+        _BY_CLASS[v.boundary_class](sink, v, d)
+    except Exception as exc:  # noqa: BLE001 - the finding must survive its path
+        d = _Draft(facts=d.facts[:1])
+        d.notes.append(f"the path could not be derived ({type(exc).__name__}: {exc})")
     if not d.routes and not d.unmeasurable:
         _hint(sink, v, d)
     if not d.routes:

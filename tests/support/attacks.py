@@ -782,6 +782,10 @@ class Host:
         self._pidns: dict[int, bool] = {}
         self.inbox: list[tuple[float, str, bytes]] = []
         self.events: list[tuple[float, str]] = []
+        self.claimed: set[int] = set()
+        """Indices of `events` a judged run already took: an event seen before a run began
+        belongs to the run that was judged with it, not to the next one whose slack reaches
+        back over it (concurrent runs still share what happened while both went on)."""
         """Host-side events attributed by time (every run that overlaps them)."""
         self.tagged: list[tuple[str, str]] = []
         self.issued: set[bytes] = set()
@@ -1358,7 +1362,12 @@ class Host:
         self._check_sentinels(now)
         with self._lock:
             window = (obs.started - 0.2, now)  # up to now: teardown is the run's too
-            ev += [what for when, what in self.events if window[0] <= when <= window[1]]
+            for i, (when, what) in enumerate(self.events):
+                if not window[0] <= when <= window[1]:
+                    continue
+                if i not in self.claimed or when >= obs.started:
+                    ev.append(what)
+                self.claimed.add(i)
             ev += [what for tag, what in self.tagged if tag == token]
             for when, name, data in self.inbox:
                 other = any(t in data for t in self.issued if t != token.encode())

@@ -9,14 +9,26 @@ and skipped inputs. Nothing here comes from the scanner: renderers are tested in
 from __future__ import annotations
 
 from boundary_audit.finding import (
+    DerivedPath,
     Evidence,
     Finding,
     FindingBuilder,
     Location,
+    Mechanism,
+    PathFact,
+    Route,
     Skipped,
     Suppression,
 )
-from boundary_audit.results.scan import CheckInfo, ScanReport
+from boundary_audit.probes.model import ProbeFact, ProbeId
+from boundary_audit.results.scan import (
+    AdapterMatch,
+    CheckInfo,
+    FieldCheck,
+    ProbeInfo,
+    RunErrors,
+    ScanReport,
+)
 from boundary_audit.taxonomy import BoundaryClass, Confidence, Contract, Severity
 
 SHA = "3ea751c0d9d2a1b4c5e6f708192a3b4c5d6e7f80"
@@ -240,3 +252,306 @@ def report(**overrides: object) -> ScanReport:
     }
     fields.update(overrides)
     return ScanReport(**fields)  # type: ignore[arg-type]
+
+
+# -- a probed report: derived paths, routes, fixes, an adapter match, error runs --------------
+
+LONG = "python/packages/autogen-ext/src/autogen_ext/code_executors/docker/_docker_code_executor.py"
+
+
+def _path(
+    cls: BoundaryClass,
+    contract: Contract,
+    routes: tuple[Route, ...],
+    fixed: tuple[Route, ...],
+    fix: str,
+    facts: tuple[PathFact, ...] = (),
+    notes: tuple[str, ...] = (),
+    parses: int = 1,
+) -> DerivedPath:
+    return DerivedPath(
+        contract=contract,
+        boundary_class=cls,
+        shell_parses=parses,
+        parse_layers=("JSON decode of the tool call", "the shell parses R"),
+        routes=routes,
+        facts=facts,
+        fix=fix,
+        fixed=fixed,
+        notes=notes,
+    )
+
+
+def _ev(
+    transport: str,
+    reply_set: str,
+    passed: int,
+    role: str = "path",
+    route: str = "",
+    raw: int = 56,
+    families: tuple[tuple[str, float], ...] = (),
+    broken: tuple[str, ...] = (),
+    errors: int = 0,
+    error: str = "",
+    tasks: int = 56,
+) -> Evidence:
+    measured = tasks > 0
+    return Evidence(
+        transport,
+        reply_set,
+        tasks,
+        raw,
+        passed,
+        role=role,
+        route=route,
+        points=round(100.0 * (passed - raw) / tasks, 1) if measured else None,
+        errors=errors,
+        error=error,
+        families=families,
+        boundary_tasks=18 if measured else 0,
+        boundary_broken=broken,
+    )
+
+
+NESTED_ROUTE = Route(
+    Mechanism("raw", {"shell": "sh", "flags": "-c"}),
+    (Mechanism("template.interpolate", {"prefix": 'sh -c "', "suffix": '"'}),),
+)
+NESTED_FIXED = Route(
+    Mechanism("raw", {"shell": "sh", "flags": "-c"}),
+    (Mechanism("template.interpolate", {"prefix": "bash -c ", "suffix": "", "quote": "shell"}),),
+)
+NESTED_LABEL = 'raw(shell=sh)[template.interpolate(prefix=sh -c ",suffix=")]'
+FIXED_LABEL = "raw(shell=sh)[template.interpolate(prefix=bash -c ,quote=shell,suffix=)]"
+SCRIPT_SH = Route(Mechanism("script-sh"), (), "interpreter sh")
+SCRIPT_BASH = Route(Mechanism("script-bash"), (), "interpreter bash")
+SESSION = Route(
+    Mechanism("session"), (Mechanism("swe-rex.syntax-check"), Mechanism("swe-rex.bashlex-split"))
+)
+SESSION_LABEL = "session[swe-rex.syntax-check; swe-rex.bashlex-split]"
+
+
+def probed_findings() -> list[Finding]:
+    """Findings as a probed scan leaves them (derived paths and measured evidence)."""
+    enter = loc("agent/loop.py", 40, col=8, end_col=52, note="model output enters: call.arguments")
+    nested = build(
+        "BA102",
+        "nested-shell-string",
+        BoundaryClass.NESTED_STRING,
+        loc("agent/remote.py", 19, note="sink: subprocess.run"),
+        (enter,),
+        message="Model output reaches a command string that a second shell parses again via "
+        "`subprocess.run` (docker exec … sh -c); inside double quotes; 2 shell parses before "
+        "execve.",
+        sink="subprocess.run",
+        severity=Severity.HIGH,
+        confidence=Confidence.HIGH,
+        contract=Contract.NATIVE,
+        parse_layers=2,
+        model_controlled=True,
+        boundary_path=_path(
+            BoundaryClass.NESTED_STRING,
+            Contract.NATIVE,
+            (NESTED_ROUTE,),
+            (NESTED_FIXED,),
+            "shell-quote R at the interpolation point (shlex.quote); let bash parse R (the "
+            "model writes bash), not sh",
+            (
+                PathFact(
+                    "contract", "native: a decoded tool-call argument", "code", "agent/loop.py:40"
+                ),
+                PathFact("template", 'docker exec box sh -c "R"', "code", "agent/remote.py:18"),
+                PathFact(
+                    "hop",
+                    "docker exec box (argv passed on unchanged)",
+                    "code",
+                    "agent/remote.py:18",
+                ),
+            ),
+            parses=2,
+        ),
+        evidence=(
+            _ev(
+                NESTED_LABEL, "oracle", 19, families=(("write-file", -75.0), ("json-write", -100.0))
+            ),
+            _ev(FIXED_LABEL, "oracle", 56, role="fix"),
+            _ev(NESTED_LABEL, "naive", 1, raw=8),
+            _ev(FIXED_LABEL, "naive", 8, role="fix", raw=8),
+        ),
+    )
+    script = build(
+        "BA302",
+        "script-file-exec",
+        BoundaryClass.SCRIPT_FILE,
+        loc(LONG, 296, note="sink: asyncio.to_thread"),
+        (enter,),
+        message="Model output reaches a file that an interpreter runs via `asyncio.to_thread`.",
+        sink="asyncio.to_thread",
+        severity=Severity.LOW,
+        confidence=Confidence.MEDIUM,
+        contract=Contract.RAW,
+        model_controlled=True,
+        boundary_path=_path(
+            BoundaryClass.SCRIPT_FILE,
+            Contract.RAW,
+            (SCRIPT_SH, SCRIPT_BASH),
+            (Route(Mechanism("script-bash"), (), "interpreter sh"), SCRIPT_BASH),
+            "let bash parse R (the model writes bash), not sh",
+            (
+                PathFact(
+                    "interpreter",
+                    "sh, open (chosen by the model's reply)",
+                    "range",
+                    "_common.py:157",
+                ),
+            ),
+        ),
+        evidence=(
+            _ev(
+                "script-sh", "oracle", 52, route="interpreter sh", families=(("argv-pass", -25.0),)
+            ),
+            _ev("script-bash", "oracle", 56, route="interpreter bash"),
+            _ev("script-bash", "oracle", 56, role="fix", route="interpreter sh"),
+            _ev("script-bash", "oracle", 56, role="fix", route="interpreter bash"),
+            _ev("autogen:docker-executor", "oracle", 52, role="adapter"),
+        ),
+    )
+    session = build(
+        "BA202",
+        "shell-session-input",
+        BoundaryClass.SHELL_SESSION,
+        loc("sweagent/environment/swe_env.py", 221, note="sink: run_in_session"),
+        (enter,),
+        message="Model output reaches a persistent shell session via `run_in_session`.",
+        sink="self.deployment.runtime.run_in_session",
+        severity=Severity.MEDIUM,
+        confidence=Confidence.MEDIUM,
+        contract=Contract.RAW,
+        model_controlled=True,
+        boundary_path=_path(
+            BoundaryClass.SHELL_SESSION,
+            Contract.RAW,
+            (SESSION,),
+            (Route(Mechanism("script-bash")),),
+            "write R to a script file and run `bash FILE`, stdin at /dev/null",
+            (PathFact("tty", "pty (pexpect)", "api", "sweagent/environment/swe_env.py:221"),),
+            ("the session's machinery is swe-rex BashSession's, not in the scanned code",),
+        ),
+        evidence=(
+            _ev(
+                SESSION_LABEL,
+                "oracle",
+                0,
+                tasks=0,
+                raw=0,
+                errors=112,
+                error=f"{SESSION_LABEL}: error: pty_session driver failed (exit 127): env: "
+                "‘/tmp/clone/.venv/bin/python’: No such file or directory",
+            ),
+            _ev("script-bash", "oracle", 56, role="fix"),
+        ),
+    )
+    tmux = build(
+        "BA203",
+        "tty-keystrokes",
+        BoundaryClass.TTY_KEYSTROKES,
+        loc("term/tmux.ts", 88, 90, note="sink: tmux send-keys"),
+        (),
+        language="typescript",
+        message="Model output reaches an interactive terminal as keystrokes.",
+        sink="tmux send-keys",
+        severity=Severity.MEDIUM,
+        confidence=Confidence.MEDIUM,
+        contract=Contract.UNKNOWN,
+        model_controlled=True,
+        boundary_path=_path(
+            BoundaryClass.TTY_KEYSTROKES,
+            Contract.UNKNOWN,
+            (Route(Mechanism("tmux-keys")),),
+            (Route(Mechanism("tmux-literal")),),
+            "send R with `send-keys -l`, Enter apart",
+            (PathFact("transport", "tmux-keys", "hint"),),
+            (
+                "the analysis holds no fact that fixes the transport here: it was picked by the "
+                "tty-keystrokes check's hint over the sink's source text",
+            ),
+        ),
+        evidence=(
+            _ev(
+                "tmux-keys",
+                "oracle",
+                49,
+                families=(("heredoc-write", -75.0),),
+                broken=("long-payload-t1", "session-exit-t1", "tty-keys-t2"),
+            ),
+            _ev("tmux-literal", "oracle", 55, role="fix"),
+        ),
+    )
+    launcher = build(
+        "BA301",
+        "argv-spawn",
+        BoundaryClass.ARGV_DIRECT,
+        loc("src/utils/acp-command.ts", 140),
+        (),
+        language="typescript",
+        message="A value of unknown origin reaches a process spawned without a shell via `spawn`.",
+        sink="spawn",
+        severity=Severity.INFO,
+        confidence=Confidence.LOW,
+        model_controlled=False,
+    )
+    return [tmux, launcher, session, script, nested]
+
+
+def probed_report(**overrides: object) -> ScanReport:
+    """The shared report after a probe: error runs, a range, a fix, an adapter comparison."""
+    fs = probed_findings()
+    script = next(f for f in fs if f.code == "BA302")
+    match = AdapterMatch(
+        "autogen",
+        "docker-executor",
+        "autogen:docker-executor",
+        (
+            FieldCheck("contract", "raw", "raw"),
+            FieldCheck("class", "script-file", "script-file"),
+            FieldCheck("transport", "script-sh", "script-sh"),
+            FieldCheck(
+                "transport.prefix",
+                "",
+                "timeout 60",
+                "scan reads: wrapper timeout ? (code); left out: an argument is not known",
+            ),
+        ),
+    )
+    info = ProbeInfo(
+        select="all",
+        tasks=74,
+        core=56,
+        reply_sets=("oracle", "naive"),
+        transports=("raw", "script-bash", "script-sh", SESSION_LABEL, "tmux-keys"),
+        errors=(
+            RunErrors(
+                SESSION_LABEL,
+                112,
+                "error: pty_session driver failed (exit 127): env: "
+                "‘/tmp/clone/.venv/bin/python’: No such file or directory",
+            ),
+        ),
+        not_measured=(("docker(shell=bash)", "needs a Docker engine: none is running"),),
+    )
+    fields: dict[str, object] = {
+        "findings": tuple(fs),
+        "sink_text": {},
+        "filtered": 0,
+        "sandbox": "bubblewrap 0.8.0 (namespaces, read-only root, no network)",
+        "probe": info,
+        "adapters": {script.primary: match},
+        "probe_facts": {
+            "raw": (ProbeFact(ProbeId("tty"), "no", "no terminal"),),
+            "tmux-keys": (ProbeFact(ProbeId("tty"), "yes", "a terminal"),),
+        },
+        "skipped": tuple(Skipped(f"assets/{i:02d}.png", "binary") for i in range(25))
+        + (Skipped("docs/config/index.md", "symlink"),),
+    }
+    fields.update(overrides)
+    return report(**fields)

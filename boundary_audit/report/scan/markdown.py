@@ -168,8 +168,8 @@ def _probe(report: ScanReport) -> list[str]:
             continue
         out.append(f"- {code(f.primary.anchor())} against Table 8's {code(m.label)}:")
         out += [
-            f"  - {text(c.field)}: scan {code(c.scan)} {'=' if c.same else '≠'} adapter "
-            f"{code(c.adapter)}" + (f": {text(c.note)}" if c.note else "")
+            f"  - {text(c.field)}: scan {code(c.scan) or '(none)'} {'=' if c.same else '≠'} "
+            f"adapter {code(c.adapter) or '(none)'}" + (f": {text(c.note)}" if c.note else "")
             for c in m.fields
         ]
     return out

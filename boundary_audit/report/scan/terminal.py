@@ -37,11 +37,15 @@ from boundary_audit.results.scan import (
 
 MIN_WHERE = 16
 """The narrowest the `where` column gets (the file name and line stay whole)."""
+GOOD_WHERE = 36
+"""A `where` column this wide keeps the fix's name beside its damage; narrower, the name goes
+(to --details) before the path does."""
 _STYLE = {"measured": "", "not-model": "dim", "static": "", "not-measured": "yellow"}
 
 
 def fit_path(where: str, width: int) -> str:
-    """`where` (`path:line`) in at most `width` columns, dropping leading directories."""
+    """`where` (`path:line`) in at most `width` columns, dropping leading directories; the
+    file name and line stay whole even when they alone are wider."""
     if len(where) <= width:
         return where
     parts = where.split("/")
@@ -51,7 +55,7 @@ def fit_path(where: str, width: int) -> str:
             break
         keep.insert(0, part)
     short = "…/" + "/".join(keep)
-    return short if len(short) <= width else short[: max(1, width - 1)] + "…"
+    return short if len(short) <= width else parts[-1]
 
 
 def _where(f: Finding) -> str:
@@ -71,8 +75,11 @@ def _damage(row: BoundaryRow) -> str:
 
 
 def _fix(row: BoundaryRow, width: int) -> str:
+    if row.status == "static":
+        path = row.finding.boundary_path
+        return "" if path is None else (row.fix_short or ("none needed" if not path.fix else ""))
     if row.status not in ("measured", "error"):
-        return "" if row.status != "static" else (row.fix_short or "none needed")
+        return ""
     if not row.fix:
         return "none needed"
     after = row.fixed.text() if row.fixed is not None else "not measured"
@@ -185,17 +192,20 @@ class TerminalFormat:
         dmg = max(len("damage"), *(len(_damage(r)) for r in rows))
         fixes = [_fix(r, 10**6) for r in rows]
         fix_full = max(len("fix → after"), *(len(x) for x in fixes))
-        fix_min = max(len("fix → after"), *(len(_fix(r, 0)) for r in rows))
+        fix_min = max(len("fixed"), *(len(_fix(r, 0)) for r in rows))
         fixed = num + cls + con + dmg + 4
         widest = max(len(_where(r.finding)) for r in rows)
+        names = max(len(_where(r.finding).rsplit("/", 1)[-1]) for r in rows)
         room = self.width - fixed - 1
-        where_w = min(widest, room - fix_full)
-        if where_w < widest:
-            where_w = max(MIN_WHERE, min(widest, room - fix_min))
+        if room - fix_full >= min(widest, GOOD_WHERE):
+            where_w = min(widest, room - fix_full)
+        else:
+            where_w = max(MIN_WHERE, names, min(widest, room - fix_min))
         fix_w = max(fix_min, self.width - fixed - where_w - 1)
+        label = "fix → after" if fix_w >= fix_full else "fixed"
         head = (
             f"{'#':<{num}}{'class':<{cls}} {'where':<{where_w}} {'contract':<{con}} "
-            f"{'damage':>{dmg}} {'fix → after'}"
+            f"{'damage':>{dmg}} {label}"
         )
         out: list[Text | str] = [Text(_clip(head, self.width), style="bold")]
         for i, row in enumerate(rows, start=1):
@@ -205,7 +215,10 @@ class TerminalFormat:
                 f"{fit_path(_where(f), where_w):<{where_w}} {f.contract.value:<{con}} "
             )
             if row.status == "not-model":
-                tail = _clip(row.why, self.width - len(lead))
+                tail = next(
+                    (t for t in (row.why, row.short) if len(t) <= self.width - len(lead)),
+                    "not a model boundary",
+                )
                 out.append(Text(lead + tail, style="dim"))
                 continue
             line = Text(lead)
@@ -216,6 +229,16 @@ class TerminalFormat:
                 line.append(" " + _clip(fix, fix_w), style="green" if "→ 0.0 pp" in fix else "")
             out.append(line)
         return out
+
+    def note(self, text: str) -> list[str]:
+        """A note under the table: wrapped, its continuation lines indented."""
+        return textwrap.wrap(
+            text,
+            self.width,
+            subsequent_indent="  ",
+            break_long_words=False,
+            break_on_hyphens=False,
+        )
 
     def _notes(self, report: ScanReport, rows: tuple[BoundaryRow, ...]) -> list[Text | str]:
         out: list[Text | str] = []
@@ -230,13 +253,13 @@ class TerminalFormat:
             counts += f"; {s.suppressed} suppressed ({by})"
         if s.filtered:
             counts += f"; {s.filtered} below threshold"
-        out += self.wrap(counts)
+        out += self.note(counts)
         broke = [(i, r) for i, r in enumerate(rows, start=1) if r.boundary_broken]
         if broke:
             parts = ", ".join(
                 f"[{i}] {len(r.boundary_broken)}/{r.boundary_tasks}" for i, r in broke
             )
-            out += self.wrap(
+            out += self.note(
                 f"boundary tasks that break (hostile to one class by design, not in the damage): "
                 f"{parts}"
             )
@@ -245,7 +268,7 @@ class TerminalFormat:
             first = p.errors[0]
             out += [
                 Text(line, style="bold yellow")
-                for line in self.wrap(
+                for line in self.note(
                     f"errors: {plural(p.error_runs, 'run')} could not be carried out, left out "
                     f"of the pass rates and the damage (exit 6): {first.transport}: "
                     f"{first.reason}"
@@ -254,14 +277,14 @@ class TerminalFormat:
             ]
         if report.probe is not None:
             for label, why in report.probe.not_measured:
-                out += self.wrap(f"not measured here: {label}: {why}")
+                out += self.note(f"not measured here: {label}: {why}")
         hinted = [
             i
             for i, r in enumerate(rows, start=1)
             if r.finding.boundary_path is not None and r.finding.boundary_path.hinted
         ]
         if hinted:
-            out += self.wrap(
+            out += self.note(
                 "path from the sink's text (the analysis holds no fact of the transport): "
                 + ", ".join(f"[{i}]" for i in hinted)
             )
@@ -271,15 +294,16 @@ class TerminalFormat:
             differ = [c.field for c in r.adapter.differing]
             same = len(r.adapter.fields) - len(differ)
             theirs = f" {r.adapter_damage.text()}" if r.adapter_damage is not None else ""
-            out += self.wrap(
-                f"[{i}] is Table 8's {r.adapter.label}{theirs}: {same}/{len(r.adapter.fields)} "
-                f"fields agree" + (f"; differs: {', '.join(differ)} (--details)" if differ else "")
+            out += self.note(
+                f"Table 8's {r.adapter.label}{theirs} is the same code as [{i}]: "
+                f"{same}/{len(r.adapter.fields)} fields agree"
+                + (f"; differs: {', '.join(differ)} (--details)" if differ else "")
             )
         if self.show_skipped and report.skipped:
             out.append(f"skipped ({len(report.skipped)}):")
             out += [Text(_clip(f"  {k.path}: {k.reason}", self.width)) for k in report.skipped]
         if not self.details:
-            out += self.wrap(
+            out += self.note(
                 "--details: the derived paths, every route and reply set by family, "
                 "the fixes, the probes"
             )
@@ -289,9 +313,10 @@ class TerminalFormat:
     def _details(self, report: ScanReport, row: BoundaryRow, i: int) -> list[Text | str]:
         f = row.finding
         out: list[Text | str] = [
-            Text(
-                _clip(f"[{i}] {f.code} {f.name} at {f.primary.anchor()}", self.width),
-                style="bold",
+            Text(line, style="bold")
+            for line in self.wrap(
+                f"[{i}] {f.code} {f.name} at {fit_path(f.primary.anchor(), self.width - 4)}",
+                "    ",
             )
         ]
         ind = "    "
@@ -342,7 +367,9 @@ class TerminalFormat:
             out += self.wrap(f"Table 8's path {row.adapter.label}:", ind, ind)
             for c in row.adapter.fields:
                 mark = "=" if c.same else "≠"
-                text = f"{c.field}: scan {c.scan} {mark} adapter {c.adapter}"
+                text = (
+                    f"{c.field}: scan {c.scan or '(none)'} {mark} adapter {c.adapter or '(none)'}"
+                )
                 if c.note:
                     text += f" — {c.note}"
                 out += self.wrap(text, ind + "    ", ind + "  ")

@@ -549,7 +549,7 @@ def _collect(
     if result["status"] == w.OK:
         run.done += 1
     else:
-        run.failed[f"target:{unit.target}"] = f"{result['result'].get('errors', 0)} runs errored"
+        run.failed[f"target:{unit.target}"] = str(result.get("error", "error: not assembled"))
 
 
 def _shared_records(store: Store, run: FleetRun) -> tuple[RunRecord, ...]:

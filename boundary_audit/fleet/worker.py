@@ -373,9 +373,17 @@ def target_report(settings: Settings, unit: TargetUnit, runs: Sequence[str]) -> 
         else:
             records.append(read_record(got["record"]))
     ps = probe_settings(settings)
-    prints = measure.fingerprint_routes(scanned.plan, ps) if settings.probes else {}
     box = st.ensure_sandbox()
     confinement = box.confinement() if box is not None else ""
+    broken = ""
+    prints: dict[str, Any] = {}
+    if settings.probes and box is None:
+        broken = f"error: {st.broken}"  # the probes run in the sandbox too
+    elif settings.probes:
+        try:
+            prints = measure.fingerprint_routes(scanned.plan, ps)
+        except BoundaryAuditError as exc:
+            broken = f"error: the probes could not be run: {exc.message}"
     tasks = list(st.tasks.values())
     found = measure.outcome(
         scanned.report.findings,
@@ -391,9 +399,11 @@ def target_report(settings: Settings, unit: TargetUnit, runs: Sequence[str]) -> 
     report = measure.with_outcome(scanned.report, found)
     text = renderer_for(ScanFormat.JSON).render(report)
     result = {"scan_json": text, "errors": errors}
-    if errors == 0:
+    if errors == 0 and not broken:
         st.store.put(key, inputs, result)
-    return {"status": OK if errors == 0 else ERROR, "key": key, "result": result}
+        return {"status": OK, "key": key, "result": result}
+    why = broken or f"error: {errors} of its runs could not be carried out"
+    return {"status": ERROR, "key": key, "result": result, "error": why}
 
 
 def _label_of(st: WorkerState, run_key: str) -> str:

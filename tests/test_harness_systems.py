@@ -16,7 +16,8 @@ from boundary_audit.harness.systems import REGISTRY, SHARED_SCRIPTS, System
 PKG = Path(boundary_audit.__file__).parent
 HARNESS = PKG / "harness"
 PREPROCESS = PKG / "adapters" / "preprocess"
-PREPROCESS_FRAMEWORK = {"__init__", "interface"}
+PREPROCESS_FRAMEWORK = {"__init__", "interface", "template"}
+"""Not a system's: the interface, and `template` (the text a derived path puts around R)."""
 
 
 def _adapter(system: System) -> dict[str, object]:

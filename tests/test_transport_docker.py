@@ -8,6 +8,7 @@ container of the transport outlives `close`.
 
 from __future__ import annotations
 
+import os
 from collections.abc import Iterator
 
 import docker  # type: ignore[import-untyped]
@@ -41,8 +42,10 @@ def leftover_containers(engine: DockerEngine) -> list[str]:
     client = docker.DockerClient(base_url=engine.url)
     try:
         found = client.containers.list(
-            all=True, filters={"label": "boundary-audit.transport=docker"}
-        )
+            all=True,
+            filters={"label": ["boundary-audit.transport=docker",
+                               f"boundary-audit.owner={os.getpid()}"]},
+        )  # fmt: skip
         return [c.id for c in found]
     finally:
         client.close()

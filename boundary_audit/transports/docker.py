@@ -221,7 +221,8 @@ def _create(
                 Ulimit(name="fsize", soft=lim.file_bytes, hard=lim.file_bytes),
                 Ulimit(name="core", soft=0, hard=0),
             ],  # fmt: skip
-            labels={"boundary-audit.transport": "docker"},
+            # the owner: one engine serves every boundary-audit process of a user
+            labels={"boundary-audit.transport": "docker", "boundary-audit.owner": str(os.getpid())},
         )
         _OWNED[container.id] = supervisor.ledger().register(
             "container", socket=socket, id=container.id

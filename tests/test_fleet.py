@@ -28,6 +28,8 @@ import pytest
 
 from boundary_audit._data import iter_files
 from boundary_audit.fleet.store import Store, StoreError
+from boundary_audit.report.fleet.json_v1 import CROSSOVER_KEYS
+from boundary_audit.tasks import load_tasks
 from tests.support.git_daemon import GitDaemon, free_port, wait_for_port
 from tests.support.gitrepos import add_commit, make_repo
 
@@ -402,3 +404,36 @@ def test_a_target_that_moved_is_diffed_against_the_last_report(
         assert (old["class"], new["class"]) == ("nested-string", "shell-stdin")
     finally:
         daemon.stop()
+
+
+def test_the_named_crossover_equals_the_crossover_command(tmp_path: Path) -> None:
+    tasks = load_tasks(SELECT)
+    lines = []
+    for model, raw in (("m-naive", "naive"), ("m-oracle", "oracle")):
+        for contract, field in (("raw", raw), ("disclosed", "oracle")):
+            lines += [json.dumps({"task_id": t.id, "reply": getattr(t, field), "model": model,
+                                  "contract": contract}) for t in tasks]  # fmt: skip
+    (tmp_path / "replies.jsonl").write_text("\n".join(lines) + "\n")
+    plan = tmp_path / "plan.toml"
+    plan.write_text(f'name = "x"\nselect = "{SELECT}"\nsandbox = "bwrap"\n'
+                    'replies = ["replies.jsonl"]\ntransports = ["nested"]\n')  # fmt: skip
+    code, err = _finish(_fleet(plan, "--workers", "2", env=_env(tmp_path)))
+    assert code == 0, err
+    doc = json.loads((tmp_path / "report.json").read_text())
+    (named,) = doc["crossovers"]
+    ((row),) = doc["named"]
+    assert (row["transport"], [m["reply_set"] for m in row["measures"]]) == ("nested", [
+        "replies.jsonl#raw:m-naive", "replies.jsonl#raw:m-oracle",
+        "replies.jsonl#disclosed:m-naive", "replies.jsonl#disclosed:m-oracle",
+    ])  # fmt: skip
+    single = subprocess.run(
+        [sys.executable, "-m", "boundary_audit", "crossover", "-r", "replies.jsonl", "-t",
+         "nested", "--select", SELECT, "--sandbox", "bwrap", "--format", "json", "--no-timings"],
+        cwd=tmp_path, capture_output=True, env=_env(tmp_path), timeout=240,
+    )  # fmt: skip
+    assert single.returncode == 0, single.stderr.decode()
+    expected = json.loads(single.stdout)
+    # the command's one note is about its own flags (raw added to -t nested)
+    assert expected["notes"] == ["transport 'raw' added: damage is measured against it"]
+    assert named == {"scope": "named"} | {k: expected[k] for k in CROSSOVER_KEYS} | {"notes": []}
+    assert [c["model"] for c in named["configurations"]] == ["m-naive", "m-oracle"]

@@ -12,6 +12,7 @@ from __future__ import annotations
 import shlex
 from collections import Counter
 from collections.abc import Mapping, Sequence
+from dataclasses import replace
 from typing import Any
 
 from boundary_audit import __version__
@@ -24,6 +25,7 @@ from boundary_audit.pipelines.matrix import measure
 from boundary_audit.record import RunRecord
 from boundary_audit.results import fleet as rf
 from boundary_audit.results.crossover import CONTRACTS, CrossoverReport, build_crossover
+from boundary_audit.results.probe import multi_model_sets, summary_set
 
 
 def _has_pair(records: Sequence[RunRecord]) -> bool:
@@ -91,8 +93,16 @@ def build_report(
         x = _crossover(_target_records(store, doc.get("runs", ())), labels, run.sandbox)
         if x is not None:
             crossovers.append((t.name, x))
+    # A file of several models is one set per contract and draw; its cells are per model
+    # (`FILE#raw:MODEL`), as `probe` labels them.
+    multi = multi_model_sets(run.shared)
+    cells = [replace(r, reply_set=summary_set(r, multi)) for r in run.shared]
+    cell_names = sorted(
+        dict.fromkeys(r.reply_set for r in cells),
+        key=lambda c: names.index(c.rsplit(":", 1)[0] if c not in names else c),
+    )
     named = tuple(
-        rf.NamedRow(label, tuple(measure(run.shared, label, n) for n in names))
+        rf.NamedRow(label, tuple(measure(cells, label, n) for n in cell_names))
         for label in plan.named
     )
     if plan.named:

@@ -18,7 +18,6 @@ from typing import Annotated
 import typer
 
 from boundary_audit.errors import ExitCode, ReportError
-from boundary_audit.pipelines.measure import probe_report
 from boundary_audit.pipelines.scan import StaticOptions, gate, run_static
 from boundary_audit.report.progress import progress_for
 from boundary_audit.report.scan import ScanFormat, renderer_for
@@ -266,7 +265,11 @@ def scan(
     progress = progress_for()  # notes and a bar on a terminal only: CI logs stay one line
     flags = content_flags(options, fmt) + (("--no-probe",) if no_probe else ())
     report = run_static(replace(options, command_flags=flags), progress=progress)
-    if not no_probe:
+    if not no_probe and any(f.model_controlled for f in report.active):
+        # The dynamic step (sandbox, transports, tasks) is imported only when there is a
+        # boundary to measure; with none it would return the report unchanged.
+        from boundary_audit.pipelines.measure import probe_report
+
         report = probe_report(report, progress=progress_for())
     _emit(_render(report, fmt, output), output)
     if write_baseline_to is not None:

@@ -1,60 +1,80 @@
 """The `boundary-audit` command line: a thin typer app over library functions.
 
 Each subcommand lives in `boundary_audit/commands/<name>.py` and registers itself through
-`register(app)`; this module only assembles them and owns the single place where errors are
-turned into one line on stderr and a documented exit code (see `errors.ExitCode`).
+`register(app)`; the root group (`commands.LazyGroup`) imports a command's module only when
+that command runs, so `--version` and `--help` stay cheap. This module owns the single place
+where errors are turned into one line on stderr and a documented exit code (see
+`errors.ExitCode`).
 """
 
 from __future__ import annotations
 
-import signal
 import sys
-import tempfile
-import threading
-import traceback
-from pathlib import Path
+from functools import cache
+from typing import TYPE_CHECKING
 
-import typer
-
-from boundary_audit import __version__, supervisor
-from boundary_audit.commands import COMMANDS
+from boundary_audit import __version__
 from boundary_audit.errors import BoundaryAuditError, ExitCode
-from boundary_audit.sandbox import announce_with
 
-app = typer.Typer(
-    name="boundary-audit",
-    help=(
-        "Find every place where an LLM agent harness passes model output across a parser "
-        "boundary on its way to a process, classify it, and measure the damage for real."
-    ),
-    no_args_is_help=True,
-    add_completion=False,
-    pretty_exceptions_enable=False,
-    rich_markup_mode="rich",
-    context_settings={"help_option_names": ["-h", "--help"]},
-)
+if TYPE_CHECKING:
+    import typer
+
+# NOTE: everything else (typer, the supervisor, the commands) is imported once a command
+# is to run, so that `--version` costs an interpreter start and little more
+# (benchmarks/bench_startup.py, tests/test_cli_startup.py).
+
+VERSION_LINE = f"boundary-audit {__version__}\n"
 
 
-def _version(value: bool) -> None:
-    if value:
-        typer.echo(f"boundary-audit {__version__}")
-        raise typer.Exit(0)
+@cache
+def build_app() -> typer.Typer:
+    """The root typer app (built once, on the first command that needs it)."""
+    import typer
 
+    from boundary_audit.commands import SETTINGS, LazyGroup
 
-@app.callback()
-def _root(
-    version: bool = typer.Option(
-        False, "--version", callback=_version, is_eager=True, help="Print the version and exit."
-    ),
-) -> None:
-    """boundary-audit: parser boundaries between an agent's reply and execve."""
+    app = typer.Typer(
+        name="boundary-audit",
+        help=(
+            "Find every place where an LLM agent harness passes model output across a parser "
+            "boundary on its way to a process, classify it, and measure the damage for real."
+        ),
+        no_args_is_help=True,
+        cls=LazyGroup,
+        **SETTINGS,
+        context_settings={"help_option_names": ["-h", "--help"]},
+    )
 
+    def _version(value: bool) -> None:
+        if value:
+            typer.echo(VERSION_LINE, nl=False)
+            raise typer.Exit(0)
 
-for _register in COMMANDS:
-    _register(app)
+    @app.callback()
+    def _root(
+        version: bool = typer.Option(
+            False,
+            "--version",
+            callback=_version,
+            is_eager=True,
+            help="Print the version and exit.",
+        ),
+    ) -> None:
+        """boundary-audit: parser boundaries between an agent's reply and execve."""
+        # Runs only when a command does (not for --version or --help): the sandbox package
+        # is imported by the commands that use it anyway.
+        from boundary_audit.sandbox import announce_with
+
+        announce_with(_say)
+
+    return app
 
 
 def _internal_error(exc: BaseException) -> int:
+    import tempfile
+    import traceback
+    from pathlib import Path
+
     log = Path(tempfile.gettempdir()) / "boundary-audit-crash.log"
     try:
         log.write_text("".join(traceback.format_exception(exc)), encoding="utf-8")
@@ -67,6 +87,8 @@ def _internal_error(exc: BaseException) -> int:
 
 
 def _interrupted(exc: KeyboardInterrupt) -> int:
+    from boundary_audit import supervisor
+
     if isinstance(exc, supervisor.Terminated):
         sys.stderr.write(f"boundary-audit: terminated ({exc.args[0]})\n")
         return int(ExitCode.TERMINATED)
@@ -79,6 +101,10 @@ def _say(line: str) -> None:
 
 
 def _signalled() -> int | None:
+    import signal
+
+    from boundary_audit import supervisor
+
     signum = supervisor.signalled()
     if signum is None:
         return None
@@ -89,11 +115,19 @@ def _signalled() -> int | None:
 
 def main(argv: list[str] | None = None) -> int:
     """Entry point of the console script; returns the process exit code."""
+    if (sys.argv[1:] if argv is None else argv)[:1] == ["--version"]:
+        sys.stdout.write(VERSION_LINE)  # what the eager --version option prints, app unbuilt
+        return int(ExitCode.OK)
+    import threading
+
+    import typer
+
+    from boundary_audit import supervisor
+
     if threading.current_thread() is threading.main_thread():
         supervisor.install_signal_handlers()
-    announce_with(_say)
     try:
-        rv = app(args=argv, prog_name="boundary-audit", standalone_mode=False)
+        rv = build_app()(args=argv, prog_name="boundary-audit", standalone_mode=False)
     except typer.Exit as exc:
         return _signalled() or int(exc.exit_code)
     except typer.Abort:

@@ -24,7 +24,7 @@ def test_expected_error_is_one_line(
     def boom(**_: object) -> None:
         raise SourceError("unknown revision 'deadbeef' in file:///x", hint="fetch with --refresh")
 
-    monkeypatch.setattr(cli, "app", boom)
+    monkeypatch.setattr(cli, "build_app", lambda: boom)
     assert cli.main([]) == ExitCode.SOURCE
     err = capsys.readouterr().err
     assert err == (
@@ -39,7 +39,7 @@ def test_bug_becomes_internal_error_without_traceback(
     def boom(**_: object) -> None:
         raise ZeroDivisionError("division by zero")
 
-    monkeypatch.setattr(cli, "app", boom)
+    monkeypatch.setattr(cli, "build_app", lambda: boom)
     assert cli.main([]) == ExitCode.FATAL
     err = capsys.readouterr().err
     assert err.startswith("boundary-audit: internal error: ZeroDivisionError: division by zero")

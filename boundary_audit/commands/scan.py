@@ -19,7 +19,6 @@ from typing import Annotated
 import typer
 
 from boundary_audit.errors import ExitCode, ReportError
-from boundary_audit.pipelines.measure import ProbeSettings, probe_report
 from boundary_audit.pipelines.scan import StaticOptions, gate, run_static
 from boundary_audit.report.progress import progress_for
 from boundary_audit.report.scan import ScanFormat, renderer_for
@@ -331,7 +330,11 @@ def scan(
     )
     flags = content_flags(options, fmt) + tuple(probe_flags)
     report = run_static(replace(options, command_flags=flags), progress=progress)
-    if not no_probe:
+    if not no_probe and any(f.model_controlled for f in report.active):
+        # The dynamic step (sandbox, transports, tasks) is imported only when there is a
+        # boundary to measure; with none it would return the report unchanged.
+        from boundary_audit.pipelines.measure import ProbeSettings, probe_report
+
         settings = ProbeSettings(
             select=select, replies=tuple(replies or ("oracle", "naive")), sandbox=sandbox.value
         )

@@ -2,27 +2,30 @@
 protocol.
 
 Library code takes any `Progress` and defaults to a no-op; only the CLI builds this one, and
-only when stderr is a terminal (so redirected output and CI logs stay clean). `advance` is
+only when stderr is a terminal (so redirected output and CI logs stay clean); rich is imported
+only then. `advance` is
 called from the runner's threads; rich's Progress is thread-safe.
 """
 
 from __future__ import annotations
 
 import sys
-from typing import TextIO
-
-from rich.console import Console
-from rich.progress import BarColumn, MofNCompleteColumn, TextColumn, TimeElapsedColumn
-from rich.progress import Progress as RichBar
+from typing import TYPE_CHECKING, TextIO
 
 from boundary_audit.progress import NoProgress, Progress
-from boundary_audit.record import RunRecord
+
+if TYPE_CHECKING:
+    from rich.progress import Progress as RichBar
+
+    from boundary_audit.record import RunRecord
 
 
 class BarProgress:
     """A transient bar: `probing  [#####     ] 12/56  3 failed  0:00:04`."""
 
     def __init__(self, stream: TextIO | None = None, description: str = "probing") -> None:
+        from rich.console import Console
+
         self._stream = stream or sys.stderr
         self._console = Console(file=self._stream)
         self._description = description
@@ -32,6 +35,9 @@ class BarProgress:
 
     def start(self, total: int) -> None:
         """Show the bar for `total` runs."""
+        from rich.progress import BarColumn, MofNCompleteColumn, TextColumn, TimeElapsedColumn
+        from rich.progress import Progress as RichBar
+
         self._bar = RichBar(
             TextColumn("{task.description}"),
             BarColumn(),
@@ -85,6 +91,15 @@ class UnitsBar:
         self._bar: RichBar | None = None
         self._task: object = None
         if self._stream.isatty():
+            from rich.console import Console
+            from rich.progress import (
+                BarColumn,
+                MofNCompleteColumn,
+                TextColumn,
+                TimeElapsedColumn,
+            )
+            from rich.progress import Progress as RichBar
+
             self._bar = RichBar(
                 TextColumn("fleet"),
                 BarColumn(),

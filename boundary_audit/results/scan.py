@@ -23,15 +23,16 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from functools import cached_property
 from types import MappingProxyType
+from typing import TYPE_CHECKING
 
-from boundary_audit.adapters.model import BoundaryPath
-from boundary_audit.adapters.preprocess import make_preprocessor
 from boundary_audit.finding import DerivedPath, Evidence, Finding, Location, Mechanism, Skipped
-from boundary_audit.probes.model import ProbeFact
 from boundary_audit.static.checks import record_of
 from boundary_audit.static.path import FIX_SHORT, FIX_WORDS
 from boundary_audit.taxonomy import BoundaryClass, Severity
-from boundary_audit.transports import make_transport
+
+if TYPE_CHECKING:
+    from boundary_audit.adapters.model import BoundaryPath
+    from boundary_audit.probes.model import ProbeFact
 
 SUPPRESSION_KINDS = ("inline", "config", "baseline")
 """Every `Suppression.kind` the report counts, in display order."""
@@ -186,6 +187,8 @@ def _value(v: object) -> str:
 
 def full_params(name: str, params: Mapping[str, object]) -> dict[str, str]:
     """A transport's parameters with its defaults filled in, as comparable words."""
+    from boundary_audit.transports import make_transport  # a static scan never needs one
+
     t = make_transport(name, **dict(params))
     try:
         return {k: _value(v) for k, v in sorted(t.params.items())}
@@ -212,6 +215,8 @@ def _steps(steps: tuple[Mechanism, ...]) -> str:
 
 def compare_paths(path: DerivedPath, bp: BoundaryPath, system: str = "") -> tuple[FieldCheck, ...]:
     """The derived path against an adapter's path, field by field (BoundaryPath's fields)."""
+    from boundary_audit.adapters.preprocess import make_preprocessor  # only when compared
+
     out: list[FieldCheck] = []
     marked = f"; the adapter: {bp.marked}" if bp.marked else ""
     out.append(

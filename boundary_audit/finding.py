@@ -100,7 +100,7 @@ class Finding:
     sanitizer: str | None
     """The quoting/serialising function applied at the interpolation point, if any."""
     model_controlled: bool
-    """True when the argument traces back to model output (or a parameter named like it)."""
+    """True when the argument traces back to model output, or to a tool entry point's input."""
     language: str
     primary: Location
     related: tuple[Location, ...] = ()
@@ -109,6 +109,10 @@ class Finding:
     evidence: tuple[Evidence, ...] = ()
     tip: str | None = None
     suppressed: Suppression | None = None
+    model_evidence: str | None = None
+    """What was seen of the model: `traced` (a path to a model-output source), `tool-entry`
+    (the input of a registered tool handler), `name` (a name like `cmd`, and nothing else:
+    model-controlled only inside a tool entry's class), or None (no model origin at all)."""
 
     @property
     def help_url(self) -> str:

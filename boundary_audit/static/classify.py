@@ -58,9 +58,10 @@ class Verdict:
     notes: tuple[str, ...] = field(default=())
 
     @property
-    def rank(self) -> tuple[int, int, int, int]:
+    def rank(self) -> tuple[int, int, int, int, int]:
         """Ordering of verdicts for one sink: model-controlled, not fixed, severity of class."""
         return (
+            int(self.prov.traced),
             int(self.prov.model),
             int(bool(self.prov.origins)),
             int(not self.fixed),

@@ -219,34 +219,26 @@ class Engine:
     def _param(self, fn: Function, name: str) -> AValue:
         p = fn.param(name)
         assert p is not None
-        if any(
-            d in K.TOOL_DECORATORS or d.rsplit(".", 1)[-1] in K.TOOL_DECORATORS
-            for d in fn.decorators
-        ):
-            return Opq(
-                Prov(
-                    frozenset(
-                        {
-                            Origin(
-                                "tool-call",
-                                f"parameter `{name}` of tool `{fn.name}`",
-                                self.path,
-                                p.span,
-                                Contract.NATIVE,
-                            )
-                        }
-                    )
-                )
-            )
         found = self.calls.arguments_for(fn, p)
+        entry = None if (fn.self_param and p.index == 0) else self.ex.tools.entry(fn)
+        if entry is not None:
+            origin = Origin(
+                "tool-entry",
+                f"parameter `{name}` of tool `{fn.name}` ({entry})",
+                self.path,
+                p.span,
+                Contract.NATIVE,
+            )
+            return alts([Opq(Prov(frozenset({origin}))), *found])
         if self.corpus is not None and not any(prov_of(v).model for v in found):
             found = found + self.corpus.param_values(self, fn, name)
         if found:
             return alts(found)
         if K.is_command_name(name) or K.is_tool_param(name):
+            kind = "tool-name" if self.ex.tools.tool_class(fn.cls) else "name"
             return Opq(
                 Prov(
-                    frozenset({Origin("name", f"parameter `{name}`", self.path, p.span)}),
+                    frozenset({Origin(kind, f"parameter `{name}`", self.path, p.span)}),
                     unknown=True,
                 )
             )
@@ -279,7 +271,8 @@ class Engine:
                 return handle_attr(o, name)
         prov = prov_of(base)
         if K.is_command_name(name) and not prov.origins and prov.unknown:
-            hint = Origin("name", f"field `{name}`", self.path, expr.span)
+            kind = "tool-name" if self.ex.tools.tool_class(fn.cls) else "name"
+            hint = Origin(kind, f"field `{name}`", self.path, expr.span)
             prov = prov.join(Prov(frozenset({hint})))
         return Opq(prov)
 

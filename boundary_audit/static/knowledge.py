@@ -264,20 +264,6 @@ REGEX_CALLS = frozenset(
 )
 """Regex calls; a fenced-code pattern (```) among their arguments marks a parsed code block."""
 
-TOOL_DECORATORS = frozenset(
-    {
-        "tool",
-        "function_tool",
-        "kernel_function",
-        "ai_function",
-        "register_tool",
-        "mcp.tool",
-        "server.tool",
-        "app.tool",
-        "llm.tool",
-    }
-)
-"""Decorators whose function's parameters are filled from a tool call."""
 
 COMMAND_NAME = re.compile(
     r"^(?:.*_)?(cmd|cmds|command|commands|cmdline|cmdstr|code|script|action|keystrokes|keys)"

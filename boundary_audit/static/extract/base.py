@@ -11,11 +11,15 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from functools import cache
+from typing import TYPE_CHECKING
 
 import tree_sitter as ts
 
 from boundary_audit.static.ir import Attr, Call, Def, Expr, Function, Param, Ref, Span, Unknown
 from boundary_audit.static.parsing import MAX_DEPTH, TooDeep, language
+
+if TYPE_CHECKING:
+    from boundary_audit.static.entries import ToolEntries
 
 
 @cache
@@ -50,7 +54,17 @@ class Extractor:
         self._all_functions: list[Function] | None = None
         self._named: dict[str, list[Function]] = {}
         self._depth = 0
+        self._tools: ToolEntries | None = None
         self.imports: dict[str, str] = self.extract_imports()
+
+    @property
+    def tools(self) -> ToolEntries:
+        """The file's tool entry points (`entries.ToolEntries`, computed on first use)."""
+        if self._tools is None:
+            from boundary_audit.static.entries import ToolEntries
+
+            self._tools = ToolEntries(self)
+        return self._tools
 
     # -- text -------------------------------------------------------------------------------
     def text(self, node: ts.Node | None) -> str:

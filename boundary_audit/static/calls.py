@@ -201,7 +201,7 @@ class CallEvaluator:
             method = self.method(call, fn, call.callee, last)
             if method is not None:
                 return method
-        if cn in PASS_THROUGH and arg0 is not None:
+        if (cn in PASS_THROUGH or cn in K.DECODERS or last in K.DECODERS) and arg0 is not None:
             return self.engine.eval(arg0, fn)
         local = self.local_call(call, fn)
         if local is not None:
@@ -212,7 +212,7 @@ class CallEvaluator:
             recv = prov_of(self.engine.eval(call.callee.base, fn))
             # NOTE(h2): data flows from the receiver (`response.json()`), but the steps that
             # brought the receiver here are not steps of the command: keep origins only.
-            provs.append(Prov(recv.origins, recv.unknown, recv.vars))
+            provs.append(Prov(recv.origins, recv.unknown, recv.vars, inputs=recv.inputs))
         joined = join_all(provs)
         if cn in PURE:
             return Opq(joined)

@@ -306,15 +306,22 @@ class ToolEntries:
                 self._keyword_anywhere(w)
                 continue
             last = w.call.rsplit(".", 1)[-1]
-            for call in self.ex.call_nodes(last):
-                callee = call.child_by_field_name(self.ex.CALLEE_FIELD) or call.child_by_field_name(
-                    "constructor"
-                )
-                name = self.ex.text(callee).replace("?.", ".").replace("::", ".")
-                if not _dotted_matches(name, w.call) and not name.endswith("." + w.call):
-                    continue
-                for arg in _registered_args(self.ex, call, w):
-                    self._mark_node(arg, f"given to {w.call}()")
+            names = {last} | {
+                alias
+                for alias, target in self.ex.imports.items()
+                if target.replace("::", ".").rsplit(".", 1)[-1] == last
+            }
+            for local in sorted(names):
+                for call in self.ex.call_nodes(local):
+                    callee = call.child_by_field_name(
+                        self.ex.CALLEE_FIELD
+                    ) or call.child_by_field_name("constructor")
+                    name = self.ex.text(callee).replace("?.", ".").replace("::", ".")
+                    full = self.ex.canonical(name)
+                    if not (_dotted_matches(name, w.call) or _dotted_matches(full, w.call)):
+                        continue
+                    for arg in _registered_args(self.ex, call, w):
+                        self._mark_node(arg, f"given to {w.call}()")
 
     def _keyword_anywhere(self, w: Wrapper) -> None:
         """A keyword that registers a handler in any call (`on_invoke_tool=self._invoke`)."""

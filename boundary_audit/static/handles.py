@@ -13,6 +13,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
+from boundary_audit.static import knowledge as K
 from boundary_audit.static.ir import Call, Expr, Function, Lit, Map, Seq, Span
 from boundary_audit.static.values import (
     UNKNOWN,
@@ -21,6 +22,7 @@ from boundary_audit.static.values import (
     Lst,
     Obj,
     Opq,
+    Origin,
     Prov,
     Str,
     Text,
@@ -28,6 +30,8 @@ from boundary_audit.static.values import (
     options,
     prov_of,
 )
+
+from boundary_audit.taxonomy import Contract
 
 if TYPE_CHECKING:
     from boundary_audit.static.dataflow import Engine
@@ -248,6 +252,11 @@ def zx_template(engine: Engine, call: Call, fn: Function, cn: str) -> AValue:
     return Obj("process", cn, value, shell=True, path=engine.path, span=call.span)
 
 
+def llm_client(engine: Engine, call: Call, fn: Function, cn: str) -> AValue:
+    """An LLM SDK client (`OpenAI()`, `ChatOpenAI(...)`): its response methods are sources."""
+    return Obj("llm", cn, path=engine.path, span=call.span)
+
+
 def connection(kind: str) -> Ctor:
     def make(engine: Engine, call: Call, fn: Function, cn: str) -> AValue:
         return Obj(kind, cn, path=engine.path, span=call.span)
@@ -330,6 +339,7 @@ HANDLE_CONSTRUCTORS: dict[str, Ctor] = {
     "os.OpenFile": file_handle,
     "os.CreateTemp": file_handle,
     "golang.org/x/crypto/ssh.Dial": connection("ssh-client"),
+    **{ctor: llm_client for ctor in K.LLM_CLIENTS},
 }
 
 _BUILDER_KEEP = frozenset(
@@ -389,6 +399,9 @@ def handle_method(engine: Engine, obj: Obj, name: str, call: Call, fn: Function)
             return Obj("process", obj.api, obj.argv, path=obj.path, span=obj.span)
         if name == "StdinPipe":
             return Obj("stdin", obj.api, obj.argv, path=obj.path, span=obj.span)
+    if obj.kind == "llm" and name in K.LLM_CLIENTS.get(obj.api, ()):
+        origin = Origin("llm-response", f"{call.name}(…)", engine.path, call.span, Contract.RAW)
+        return Opq(Prov(frozenset({origin})))
     if obj.kind == "ssh-client" and name == "NewSession":
         return Obj("ssh", obj.api, path=obj.path, span=obj.span)
     if obj.kind in ("process", "stdin") and name in ("take", "as_mut", "unwrap", "expect", "lock"):

@@ -15,7 +15,14 @@ from typing import TYPE_CHECKING
 from boundary_audit.static import knowledge as K
 from boundary_audit.static import programs as P
 from boundary_audit.static.dataflow_limits import MAX_CALL_DEPTH
-from boundary_audit.static.handles import HANDLE_CONSTRUCTORS, handle_method, join_list
+from boundary_audit.static.handles import (
+    BUILDERS,
+    HANDLE_CONSTRUCTORS,
+    METHOD_HANDLERS,
+    Ctor,
+    handle_method,
+    join_list,
+)
 from boundary_audit.static.ir import Attr, Call, Function, Lit, Map, Param, Ref, Spread
 from boundary_audit.static.values import (
     EMPTY,
@@ -140,6 +147,10 @@ class CallEvaluator:
 
     def canonical(self, call: Call, fn: Function) -> str:
         """The callee's canonical dotted name (imports and simple local aliases resolved)."""
+        if "?" in call.name:
+            dynamic = self.ex.callee_name(call.callee)
+            if dynamic:
+                return dynamic
         name = self.ex.canonical(call.name)
         if isinstance(call.callee, Ref) and call.callee.name not in self.ex.imports:
             alias = self.alias_of(call.callee.name, fn)
@@ -194,7 +205,7 @@ class CallEvaluator:
             head = self.engine.eval(call.args[0], fn)
             tail = self.engine.sequence(call.args[1:], fn, call.span)
             return concat_lists([head, tail], self.ex.path, call.span)
-        ctor = HANDLE_CONSTRUCTORS.get(cn)
+        ctor = HANDLE_CONSTRUCTORS.get(cn) or _by_suffix(call.name, cn)
         if ctor is not None:
             return ctor(self.engine, call, fn, cn)
         if isinstance(call.callee, Attr):
@@ -343,6 +354,15 @@ class CallEvaluator:
             step = Step(self.ex.path, call.span, f"passed as `{p.name}` to {fn.name}()")
             found.append(with_step(self.engine.eval(arg, caller), step))
         return found
+
+
+def _by_suffix(name: str, cn: str) -> Ctor | None:
+    """A builder or method-named process API (`ChildProcess.make`, `loop.subprocess_exec`)."""
+    for suffix, ctor in BUILDERS.items():
+        if name == suffix or name.endswith("." + suffix) or cn.endswith("." + suffix):
+            return ctor
+    last = name.rsplit(".", 1)[-1]
+    return METHOD_HANDLERS.get(last) if "." in name else None
 
 
 def callee_name(call: Call) -> str:

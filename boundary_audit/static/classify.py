@@ -345,6 +345,23 @@ def receiver_shell(receiver: AValue) -> tuple[bool | None, Obj | None]:
     return None, None
 
 
+def kernel_input(value: AValue, ctx: Context = NO_CONTEXT) -> Verdict:
+    """Code run by a Jupyter-style kernel: a persistent session, unless a cell prefix hands
+    the text to a shell (`!cmd` is parsed again by a shell, `%%bash` feeds it to bash)."""
+    verdicts = []
+    for o in options(value):
+        s = as_str(o)
+        head = s.pieces[0] if s.pieces else None
+        text = head.text.lstrip() if isinstance(head, Text) else ""
+        prefix = next((p for p in P.KERNEL_PREFIXES if text.startswith(p)), None)
+        if prefix is None or prov_of(o).constant:
+            verdicts.append(written_value(o, BC.SHELL_SESSION, ctx))
+            continue
+        cls, layers, detail = P.KERNEL_PREFIXES[prefix]
+        verdicts.append(Verdict(BC(cls), layers, prov_of(o), detail))
+    return best(verdicts) or written_value(value, BC.SHELL_SESSION, ctx)
+
+
 def written_value(value: AValue, base: BC, ctx: Context = NO_CONTEXT) -> Verdict:
     """Text written into a shell (stdin, session, pty, tmux): serialized or a shell string."""
     for o in options(value):

@@ -124,6 +124,7 @@ def shell_source(name: str, literals: list[str]) -> str | None:
 TOKENIZER_METHODS: dict[str, str] = {"split": "str.split", "split_whitespace": "split_whitespace"}
 """Methods on a string that split it into words (`cmd.split()`)."""
 
+
 def _llm_tables() -> tuple[
     tuple[str, ...], dict[str, frozenset[str]], frozenset[str], frozenset[str], frozenset[str]
 ]:

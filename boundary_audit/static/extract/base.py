@@ -323,6 +323,35 @@ class Extractor:
             if node.type in self.TOP_CONTAINERS:
                 stack.extend(reversed(node.children))
 
+    def resolve_callee(self, node: ts.Node) -> str:
+        """The canonical name of the callee of call node `node` ('' if not a name)."""
+        if node.type == "composite_literal":
+            return self.canonical(self.text(node.child_by_field_name("type")).replace(" ", ""))
+        call = self.expr(node)
+        return self.callee_name(call.callee) if isinstance(call, Call) else ""
+
+    def callee_name(self, callee: Expr) -> str:
+        """Canonical dotted name of a callee expression, through imports and the dynamic
+        spellings `getattr(mod, "f")`, `__import__("mod")`, `importlib.import_module("mod")`
+        and `require("mod")`; '' when the callee is not a name."""
+        if isinstance(callee, Ref):
+            return self.canonical(callee.name)
+        if isinstance(callee, Attr):
+            base = self.callee_name(callee.base)
+            return f"{base}.{callee.name}" if base else ""
+        if isinstance(callee, Call):
+            from boundary_audit.static.ir import Lit
+
+            fname = callee.name.rsplit(".", 1)[-1]
+            args = callee.args
+            if fname == "getattr" and len(args) >= 2 and isinstance(args[1], Lit):
+                base = self.callee_name(args[0])
+                return f"{base}.{args[1].text}" if base else ""
+            if fname in ("__import__", "import_module", "require") and args:
+                if isinstance(args[0], Lit):
+                    return args[0].text
+        return ""
+
     def canonical(self, dotted: str) -> str:
         """`dotted` with its first component replaced by what it was imported as."""
         head, _, rest = dotted.partition(".")

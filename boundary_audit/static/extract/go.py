@@ -176,7 +176,7 @@ class GoExtractor(Extractor):
                     items.append((name, value))
             tnode = node.child_by_field_name("type")
             tname = self.text(tnode).replace(" ", "") if tnode is not None else ""
-            if self.canonical(tname) in _STRUCT_PROCESSES:
+            if tnode is not None and self.canonical(tname) in _STRUCT_PROCESSES:
                 # NOTE: `exec.Cmd{Path: p, Args: argv}` builds a command like a constructor call.
                 kwargs = tuple((k, v) for k, v in items if k is not None)
                 return Call(Span.of(node), Ref(Span.of(tnode), tname), tname, (), kwargs)

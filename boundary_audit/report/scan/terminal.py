@@ -57,6 +57,8 @@ def _counts(report: ScanReport) -> str:
     suppressed = f"{s.suppressed} suppressed" + (f" ({by_kind})" if by_kind else "")
     langs = ", ".join(f"{k} {v}" for k, v in report.languages.items())
     files = f"{plural(s.files_scanned, 'file')} scanned" + (f" ({langs})" if langs else "")
+    if s.files_out_of_scope:
+        files += f", {s.files_out_of_scope} left out by scope"
     return f"{active}; {suppressed}; {s.active_model_controlled} model-controlled; {files}"
 
 

@@ -48,6 +48,9 @@ class Sdk:
     sinks: tuple[SdkSink, ...]
     unwrap: tuple[str, ...]
     builders: tuple[tuple[str, str], ...]
+    not_process: tuple[str, ...] = ()
+    """Constructors of a sink argument that is no process (`Command::ReadFile(path)` handed
+    to swiftide's `exec_cmd`): a site whose argument is one of them is no sink."""
 
 
 @cache
@@ -75,6 +78,7 @@ def sdks(dialect: str) -> tuple[Sdk, ...]:
                 sinks,
                 catalogue.strings(e, "unwrap"),
                 tuple((str(b["call"]), str(b["handler"])) for b in e.get("builders", ())),
+                tuple(n.replace("::", ".") for n in catalogue.strings(e, "not_process")),
             )
         )
     return tuple(out)
@@ -178,6 +182,8 @@ def sites(ex: Extractor) -> list[SinkSite]:
                 if sink.receivers and _receiver_last(name, sink.call) not in sink.receivers:
                     continue
                 value = select(ex, call, sink.arg, sink.key)
+                if sdk.not_process and _built_by(ex, call, value, sdk.not_process):
+                    continue
                 callee = call.child_by_field_name(ex.CALLEE_FIELD) or call
                 out.append(SinkSite(f"catalogue:{sdk.name}", sink.kind, call, value, callee))
         for builder, _handler in sdk.builders:
@@ -189,6 +195,30 @@ def sites(ex: Extractor) -> list[SinkSite]:
                     out.append(SinkSite(f"catalogue:{sdk.name}", "process", call, args, callee))
     out.extend(_api_sites(ex, dialect))
     return out
+
+
+_WRAPPERS = ("reference_expression", "parenthesized_expression", "unary_expression")
+
+
+def _built_by(ex: Extractor, call: ts.Node, value: ts.Node | None, names: tuple[str, ...]) -> bool:
+    """True if `value` (through `&`) is a call of one of `names`, or a local variable of the
+    enclosing function every definition of which is one."""
+    from boundary_audit.static.ir import Call
+
+    while value is not None and value.type in _WRAPPERS and value.named_child_count == 1:
+        value = value.named_children[0]
+    if value is None:
+        return False
+    if value.type in ex.CALL_TYPES:
+        return any(_suffix(_callee_text(ex, value), n) for n in names)
+    if value.type != "identifier":
+        return False
+    defs = ex.filled(ex.function_at(call)).defs.get(ex.text(value), [])
+    return bool(defs) and all(
+        isinstance(d.value, Call)
+        and any(_suffix(d.value.name.replace("::", "."), n) for n in names)
+        for d in defs
+    )
 
 
 def _api_sites(ex: Extractor, dialect: str) -> list[SinkSite]:

@@ -23,7 +23,7 @@ from boundary_audit.static.handles import (
     handle_method,
     join_list,
 )
-from boundary_audit.static.ir import Attr, Call, Function, Lit, Map, Param, Ref, Spread
+from boundary_audit.static.ir import Attr, Call, Expr, Function, Lit, Map, Param, Ref, Spread
 from boundary_audit.static.values import (
     EMPTY,
     UNKNOWN,
@@ -318,14 +318,58 @@ class CallEvaluator:
         try:
             values = []
             for target in targets:
-                filled = self.ex.filled(target)
-                values.extend(self.engine.eval(r, target) for r in filled.returns)
+                returns = self.ex.filled(target).returns
+                joined = [self.engine.eval(r, target) for r in returns]
+                if any(prov_of(v).model for v in joined):
+                    joined = self.at_call_site(call, fn, target, returns) or joined
+                values.extend(joined)
         finally:
             self.engine.depth -= 1
         if not values:
             return Opq(EMPTY)
         step = Step(self.ex.path, call.span, f"value returned by {callee_name(call)}()")
         return with_step(alts(values), step)
+
+    def at_call_site(
+        self, call: Call, fn: Function, target: Function, returns: list[Expr]
+    ) -> list[AValue] | None:
+        """`target`'s return values with its parameters bound to this call's arguments.
+
+        Asked when the join over every caller of the file is model-controlled: if this call
+        passes nothing of the model, the helper's value here is re-evaluated with its
+        parameters bound to the arguments (`self.clean_cmd(GIT_RESET_SCRIPT)` stays a
+        constant although another call passes the model's action). Parameters the call does
+        not give, variadic and destructured ones and those after a spread stay the join.
+        The re-evaluation has a budget of its own and binds no further helper; None (keep
+        the join) when there is nothing to bind, an argument is the model's, this engine is
+        itself such a re-evaluation, or the budget ran out.
+        """
+        from boundary_audit.static.dataflow import MAX_STEPS, Budget, Engine
+
+        engine = self.engine
+        if engine.at_site:
+            return None
+        shift = 1 if target.self_param and isinstance(call.callee, Attr) else 0
+        binds: dict[tuple[int, str], AValue] = {}
+        for p in target.params:
+            if (target.self_param and p.index == 0) or p.field is not None or _variadic(self, p):
+                continue
+            arg = call.kwarg(p.name)
+            if arg is None:
+                index = p.index - shift
+                if any(isinstance(a, Spread) for a in call.args[: index + 1]):
+                    break
+                arg = call.args[index] if 0 <= index < len(call.args) else None
+            if arg is not None:
+                binds[(target.key, p.name)] = engine.eval(arg, fn)
+        if not binds or any(prov_of(v).model for v in binds.values()):
+            return None
+        child = Engine(self.ex, engine.corpus)
+        child.hops, child.depth, child.at_site = engine.hops, engine.depth, True
+        child.bindings = {**engine.bindings, **binds}
+        child.budget = Budget()
+        values = [child.eval(r, target) for r in returns]
+        return None if child.budget.steps > MAX_STEPS else values
 
     def arguments_for(self, fn: Function, p: Param) -> list[AValue]:
         """Values passed to parameter `p` of `fn` at each call site in this file."""
@@ -354,6 +398,12 @@ class CallEvaluator:
             step = Step(self.ex.path, call.span, f"passed as `{p.name}` to {fn.name}()")
             found.append(with_step(self.engine.eval(arg, caller), step))
         return found
+
+
+def _variadic(calls: CallEvaluator, p: Param) -> bool:
+    """`*args`, `...rest`, Go's `args ...string`: one parameter for many arguments."""
+    text = calls.ex.data[p.span.start_byte : p.span.end_byte]
+    return text.startswith(b"*") or b"..." in text
 
 
 def _by_suffix(name: str, cn: str) -> Ctor | None:

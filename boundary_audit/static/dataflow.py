@@ -104,6 +104,8 @@ class Engine:
         self.budget = Budget()
         """Steps left for the current sink, shared with the engines of other files it asks."""
         self.depth = 0
+        self.at_site = False
+        """A helper's value re-evaluated for one call site (`CallEvaluator.at_call_site`)."""
         from boundary_audit.static.calls import CallEvaluator
 
         self.calls = CallEvaluator(self)

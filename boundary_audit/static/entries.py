@@ -64,6 +64,9 @@ class Conventions:
     class_decorators: set[str] = field(default_factory=set)
     bases: dict[str, set[str]] = field(default_factory=dict)
     """base class (last name) -> handler method names."""
+    dispatched: set[str] = field(default_factory=set)
+    """Bases of `names_in_class = false` entries: their handlers are entered by interface
+    dispatch, and the rest of the class is not a tool's (a name there is only a name)."""
     wrappers: list[Wrapper] = field(default_factory=list)
     objects: list[ToolObject] = field(default_factory=list)
     types: set[str] = field(default_factory=set)
@@ -86,6 +89,8 @@ def conventions(dialect: str) -> Conventions:
         methods = set(S(e, "methods"))
         for base in S(e, "bases"):
             out.bases.setdefault(base.rsplit(".", 1)[-1], set()).update(methods)
+            if e.get("names_in_class") is False:
+                out.dispatched.add(base.rsplit(".", 1)[-1])
         for w in e.get("wrappers", ()):
             out.wrappers.append(
                 Wrapper(
@@ -120,6 +125,8 @@ class ToolEntries:
         self.conv = conventions(self.dialect)
         self._by_key: dict[int, str] | None = None
         self._classes: set[str] = set()
+        self._dispatched: set[int] = set()
+        """Entries reached by interface dispatch: they do not make their class a tool's."""
 
     def entry(self, fn: Function) -> str | None:
         """Why `fn` is a tool entry (the convention, for messages), or None."""
@@ -139,7 +146,7 @@ class ToolEntries:
                 finder()
             self._wrapped()
             for fn in self.ex.all_functions():
-                if fn.key in self._by_key and fn.cls:
+                if fn.key in self._by_key and fn.key not in self._dispatched and fn.cls:
                     self._classes.add(fn.cls)
         return self._by_key
 
@@ -162,7 +169,10 @@ class ToolEntries:
                 if public and any(_dotted_matches(d, w) for w in conv.class_decorators):
                     self._mark(fn, f"method of @{d} class {fn.cls}")
             for b in bases:
-                if fn.name in conv.bases.get(b.rsplit(".", 1)[-1], ()):
+                last = b.rsplit(".", 1)[-1]
+                if fn.name in conv.bases.get(last, ()):
+                    if last in conv.dispatched and fn.key not in (self._by_key or {}):
+                        self._dispatched.add(fn.key)
                     self._mark(fn, f"{b}.{fn.name} of {fn.cls}")
 
     def _python_classes(self) -> dict[str, tuple[tuple[str, ...], tuple[str, ...]]]:

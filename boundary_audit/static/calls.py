@@ -289,8 +289,8 @@ class CallEvaluator:
             return Obj("file", f"{callee.name}", target=base, path=self.ex.path, span=call.span)
         return None
 
-    def local_call(self, call: Call, fn: Function) -> AValue | None:
-        """Return values of a function of this file that the call invokes."""
+    def targets(self, call: Call, fn: Function) -> list[Function] | None:
+        """The functions of this file the call may invoke; None if its callee is no name."""
         callee = call.callee
         if isinstance(callee, Ref):
             targets = [f for f in self.ex.functions_named(callee.name) if not f.is_method]
@@ -306,6 +306,38 @@ class CallEvaluator:
             methods = [f for f in self.ex.functions_named(callee.name) if f.is_method]
             targets = methods if len(methods) == 1 else []
         else:
+            return None
+        return targets
+
+    def returned_field(self, call: Call, fn: Function, key: str) -> AValue | None:
+        """`key` of the object literal a same-file helper returns (`const {shell, args} =
+        getShellCommand(cmd)`), when every return of every target is one that has it."""
+        targets = self.targets(call, fn)
+        if not targets or self.engine.depth >= MAX_CALL_DEPTH:
+            return None
+        items: list[tuple[Expr, Function]] = []
+        for target in targets:
+            returns = self.ex.filled(target).returns
+            if not returns:
+                return None
+            for r in returns:
+                item = r.get(key) if isinstance(r, Map) else None
+                if item is None:
+                    return None
+                items.append((item, target))
+        self.engine.depth += 1
+        try:
+            values = [self.engine.eval(item, target) for item, target in items]
+        finally:
+            self.engine.depth -= 1
+        step = Step(self.ex.path, call.span, f"`{key}` returned by {callee_name(call)}()")
+        return with_step(alts(values), step)
+
+    def local_call(self, call: Call, fn: Function) -> AValue | None:
+        """Return values of a function of this file that the call invokes."""
+        callee = call.callee
+        targets = self.targets(call, fn)
+        if targets is None:
             return None
         if not targets and isinstance(callee, Ref) and self.engine.corpus is not None:
             cn = self.ex.canonical(call.name)

@@ -174,6 +174,8 @@ def argv(value: AValue, remote: bool, ctx: Context = NO_CONTEXT) -> Verdict:
     if head is None and i + 1 < len(items) and _login_flag(items[i + 1]):
         prog = "<shell>"
     rest_items, rest_words = items[i + 1 :], words[i + 1 :]
+    if head is None and prog is None and _c_flag(rest_words):
+        prog = _shell_choice(items[i])
     base_remote = BC.REMOTE_STRING if remote else BC.SHELL_STRING
     if prog in P.SHELLS or prog == "<shell>":
         if prog == "<shell>":
@@ -231,6 +233,25 @@ def argv(value: AValue, remote: bool, ctx: Context = NO_CONTEXT) -> Verdict:
         return Verdict(BC.ARGV_DIRECT, 0, value.rest, f"{head} + argv from a value")
     data = join_all([*(prov_of(x) for x in rest_items), value.rest or EMPTY])
     return Verdict(BC.ARGV_DIRECT, 0, data, f"{head or '?'} with fixed program", fixed=True)
+
+
+def _c_flag(words: list[str | None]) -> bool:
+    """True if a word is a short flag that contains `c` (`-c`, `-lc`, `-ic`)."""
+    return any(
+        w is not None and w.startswith("-") and not w.startswith("--") and "c" in w[1:]
+        for w in words
+    )
+
+
+def _shell_choice(value: AValue) -> str | None:
+    """The shell a computed program falls back to: `process.env.SHELL || "/bin/bash"`,
+    `os.environ.get("SHELL", "/bin/sh")`, a config value or `"zsh"` (the first literal
+    alternative that is a shell; None if no alternative is one)."""
+    for o in options(value):
+        text = literal(o)
+        if text is not None and P.program_name(text) in P.SHELLS:
+            return P.program_name(text)
+    return None
 
 
 def _login_flag(value: AValue) -> bool:

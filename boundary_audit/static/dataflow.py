@@ -289,6 +289,10 @@ class Engine:
             value = self.local(f"{base_text}.{name}", expr.span.start_byte, fn)
             if value is not None:
                 return value
+        if origin is None and isinstance(expr.base, Call):
+            returned = self.calls.returned_field(expr.base, fn, name)
+            if returned is not None:
+                return returned
         base = self.eval(expr.base, fn)
         if origin is not None:
             return Opq(prov_of(base).join(Prov(frozenset({origin}))))

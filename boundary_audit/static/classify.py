@@ -12,6 +12,7 @@ or a literal program whose model-free arguments are data: not a model boundary.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 
@@ -174,14 +175,17 @@ def argv(value: AValue, remote: bool, ctx: Context = NO_CONTEXT) -> Verdict:
     if head is None and i + 1 < len(items) and _login_flag(items[i + 1]):
         prog = "<shell>"
     rest_items, rest_words = items[i + 1 :], words[i + 1 :]
-    if head is None and prog is None and _c_flag(rest_words):
+    chosen = head is None and prog is None and _c_flag(rest_words)
+    if chosen:
         prog = _shell_choice(items[i])
     base_remote = BC.REMOTE_STRING if remote else BC.SHELL_STRING
     if prog in P.SHELLS or prog == "<shell>":
         if prog == "<shell>":
             rest_words = ["-c", *rest_words[1:]]
         for j, w in enumerate(rest_words):
-            if w is not None and w.startswith("-") and not w.startswith("--") and "c" in w[1:]:
+            if w is None or (chosen and not _SHORT_C.fullmatch(w)):
+                continue
+            if w.startswith("-") and not w.startswith("--") and "c" in w[1:]:
                 if j + 1 < len(rest_items):
                     v = shell_string(rest_items[j + 1], base_remote, ctx)
                     return replace(v, detail=v.detail or f"{prog} {w}")
@@ -235,12 +239,13 @@ def argv(value: AValue, remote: bool, ctx: Context = NO_CONTEXT) -> Verdict:
     return Verdict(BC.ARGV_DIRECT, 0, data, f"{head or '?'} with fixed program", fixed=True)
 
 
+_SHORT_C = re.compile(r"-[a-z]{0,3}c[a-z]{0,3}")
+
+
 def _c_flag(words: list[str | None]) -> bool:
-    """True if a word is a short flag that contains `c` (`-c`, `-lc`, `-ic`)."""
-    return any(
-        w is not None and w.startswith("-") and not w.startswith("--") and "c" in w[1:]
-        for w in words
-    )
+    """True if a word is a short shell flag that contains `c` (`-c`, `-lc`, `-ic`, `-ec`;
+    not PowerShell's `-ExecutionPolicy`)."""
+    return any(w is not None and _SHORT_C.fullmatch(w) for w in words)
 
 
 def _shell_choice(value: AValue) -> str | None:

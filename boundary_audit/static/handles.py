@@ -27,6 +27,7 @@ from boundary_audit.static.values import (
     Str,
     Text,
     Tok,
+    alts,
     options,
     prov_of,
 )
@@ -50,9 +51,15 @@ def _with_args(
     if args is None or isinstance(args, Map):
         return Lst(tuple(head), None, engine.path, call.span)
     value = engine.eval(args, fn)
-    for o in options(value):
-        if isinstance(o, Lst):
-            return Lst((*head, *o.items), o.rest, engine.path, call.span)
+    lists = [
+        Lst((*head, *o.items), o.rest, engine.path, call.span)
+        for o in options(value)
+        if isinstance(o, Lst)
+    ]
+    if lists:
+        # NOTE(h2): one argv per alternative (`powershell -Command c` on Windows, `bash -l -c
+        # c` elsewhere): the classifier judges each, not the first with the others' program.
+        return lists[0] if len(lists) == 1 else alts(lists)
     return Lst(tuple(head), prov_of(value), engine.path, call.span)
 
 

@@ -234,6 +234,8 @@ class ToolEntries:
                 if fn.cls == cls_name:
                     for b in bases:
                         if fn.name in conv.bases.get(b, ()):
+                            if b in conv.dispatched and fn.key not in (self._by_key or {}):
+                                self._dispatched.add(fn.key)
                             self._mark(fn, f"{b}.{fn.name} of {cls_name}")
 
     def _typed_tool(self, declarator: ts.Node) -> bool:

@@ -851,7 +851,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     print(f"scan: {shlex.join(scan_argv(scanner, Path('MIRROR'), 'PIN'))}")
     print(
         "reported = active (not suppressed), model_controlled, path not under scope_excludes; "
-        "name-only = confidence low and no 'model output enters:' origin"
+        "name-only = model_evidence 'name' (older reports: confidence low and no 'model "
+        "output enters:' origin)"
     )
     print()
 

@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING
 
 from boundary_audit.static import knowledge as K
 from boundary_audit.static import programs as P
-from boundary_audit.static.dataflow_limits import MAX_CALL_DEPTH
+from boundary_audit.static.dataflow_limits import MAX_CALL_DEPTH, SITE_STEPS
 from boundary_audit.static.handles import (
     BUILDERS,
     HANDLE_CONSTRUCTORS,
@@ -373,8 +373,9 @@ class CallEvaluator:
         constant although another call passes the model's action). Parameters the call does
         not give, variadic and destructured ones and those after a spread stay the join.
         The re-evaluation has a budget of its own and binds no further helper; None (keep
-        the join) when there is nothing to bind, an argument is the model's, this engine is
-        itself such a re-evaluation, or the budget ran out.
+        the join) when there is nothing to bind, an argument is the model's, no bound
+        parameter is the model's in the join (binding it cannot change the verdict), this
+        engine is itself such a re-evaluation, or the budget ran out.
         """
         from boundary_audit.static.dataflow import MAX_STEPS, Budget, Engine
 
@@ -396,10 +397,13 @@ class CallEvaluator:
                 binds[(target.key, p.name)] = engine.eval(arg, fn)
         if not binds or any(prov_of(v).model for v in binds.values()):
             return None
+        if not any(prov_of(engine.param(target, name)).model for _, name in binds):
+            return None  # the model's part of the join does not come in through a parameter
         child = Engine(self.ex, engine.corpus)
         child.hops, child.depth, child.at_site = engine.hops, engine.depth, True
         child.bindings = {**engine.bindings, **binds}
         child.budget = Budget()
+        child.budget.steps = MAX_STEPS - SITE_STEPS
         values = [child.eval(r, target) for r in returns]
         return None if child.budget.steps > MAX_STEPS else values
 

@@ -372,10 +372,9 @@ class CallEvaluator:
         parameters bound to the arguments (`self.clean_cmd(GIT_RESET_SCRIPT)` stays a
         constant although another call passes the model's action). Parameters the call does
         not give, variadic and destructured ones and those after a spread stay the join.
-        The re-evaluation has a budget of its own and binds no further helper; None (keep
-        the join) when there is nothing to bind, an argument is the model's, no bound
-        parameter is the model's in the join (binding it cannot change the verdict), this
-        engine is itself such a re-evaluation, or the budget ran out.
+        The re-evaluation has a small budget of its own (`SITE_STEPS`) and binds no further
+        helper; None (keep the join) when there is nothing to bind, an argument is the
+        model's, this engine is itself such a re-evaluation, or the budget ran out.
         """
         from boundary_audit.static.dataflow import MAX_STEPS, Budget, Engine
 
@@ -397,8 +396,6 @@ class CallEvaluator:
                 binds[(target.key, p.name)] = engine.eval(arg, fn)
         if not binds or any(prov_of(v).model for v in binds.values()):
             return None
-        if not any(prov_of(engine.param(target, name)).model for _, name in binds):
-            return None  # the model's part of the join does not come in through a parameter
         child = Engine(self.ex, engine.corpus)
         child.hops, child.depth, child.at_site = engine.hops, engine.depth, True
         child.bindings = {**engine.bindings, **binds}

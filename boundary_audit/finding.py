@@ -242,7 +242,7 @@ class Finding:
     sanitizer: str | None
     """The quoting/serialising function applied at the interpolation point, if any."""
     model_controlled: bool
-    """True when the argument traces back to model output (or a parameter named like it)."""
+    """True when the argument traces back to model output, or to a tool entry point's input."""
     language: str
     primary: Location
     related: tuple[Location, ...] = ()
@@ -253,6 +253,10 @@ class Finding:
     suppressed: Suppression | None = None
     boundary_path: DerivedPath | None = None
     """The path R takes here, derived from the analysis (model-controlled findings only)."""
+    model_evidence: str | None = None
+    """What was seen of the model: `traced` (a path to a model-output source), `tool-entry`
+    (the input of a registered tool handler), `name` (a name like `cmd`, and nothing else:
+    model-controlled only inside a tool entry's class), or None (no model origin at all)."""
 
     @property
     def help_url(self) -> str:

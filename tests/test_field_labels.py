@@ -568,6 +568,16 @@ def test_name_only_needs_low_confidence_and_no_traced_origin() -> None:
     assert bench.evidence(_finding("a.py", 1, mc=False, confidence="low")) == "no model origin"
 
 
+def test_name_only_follows_model_evidence_when_the_report_has_it() -> None:
+    named = _finding("a.py", 1)
+    named["model_evidence"] = "name"
+    assert bench.name_only(named)  # medium confidence, yet the level says name
+    for level in ("traced", "tool-entry", None):
+        low = _finding("a.py", 1, confidence="low")
+        low["model_evidence"] = level
+        assert not bench.name_only(low), level
+
+
 # --- mirrors and the whole benchmark ---------------------------------------------------
 
 
@@ -684,11 +694,13 @@ def test_bench_bad_input_is_one_line_and_exit_2(
 AGENT = """\
 import subprocess
 
+from langchain_core.tools import tool
 from openai import OpenAI
 
 client = OpenAI()
 
 
+@tool
 def run_tool(cmd):
     return subprocess.run(cmd, shell=True)
 
@@ -710,7 +722,7 @@ def test_bench_reads_the_real_cli_report(
         "tests/test_agent.py": "import os\nos.system(input())\n",
     }
     pin = make_repo(tmp_path / "mirrors" / "o+agent" / "repo", files, bare=True)
-    doc = _doc([_sink("agent.py", 9, mc=False), _sink("agent.py", 14)], excludes=["tests/"])
+    doc = _doc([_sink("agent.py", 11, mc=False), _sink("agent.py", 16)], excludes=["tests/"])
     doc.update(repo="o/agent", pin=pin)
     (labels / "o+agent.json").write_text(json.dumps(doc))
     out = tmp_path / "out.json"
@@ -719,20 +731,25 @@ def test_bench_reads_the_real_cli_report(
     capsys.readouterr()
     (entry,) = json.loads(out.read_text())["harnesses"]
     assert entry["counts"]["reported"] == 2
-    assert entry["counts"]["out_of_scope"] == 1
+    # the scanner itself leaves tests/ out (its scope), so no finding there reaches the bench
+    assert entry["counts"]["out_of_scope"] == 0
     assert entry["true_positives"] == [
         {
-            "label": "agent.py:14",
-            "finding": "agent.py:14",
+            "label": "agent.py:16",
+            "finding": "agent.py:16",
             "label_class": "shell-string",
             "class": "shell-string",
             "code": "BA101",
             "name_only": False,
-            "evidence": "traced client.chat.completions.create(…) @agent.py:13",
+            "evidence": "traced client.chat.completions.create(…) @agent.py:15",
         }
     ]
     (fp,) = entry["false_positives"]
-    assert (fp["finding"], fp["matches"], fp["confidence"]) == ("agent.py:9", "not_model", "low")
-    assert fp["evidence"] == "name parameter `cmd` @agent.py:8"
+    assert (fp["finding"], fp["matches"], fp["confidence"]) == (
+        "agent.py:11",
+        "not_model",
+        "medium",
+    )
+    assert fp["evidence"] == "tool-entry parameter `cmd` of tool `run_tool` (@tool) @agent.py:10"
     assert entry["figures"]["name_only_share"] == 0.0
     assert entry["figures"]["precision"] == 0.5

@@ -69,12 +69,14 @@ def test_constant_callers_make_a_constant_command() -> None:
 
 def test_a_parameter_named_like_a_command_is_name_only_evidence() -> None:
     (f,) = scan(("a.py", "import os\n\ndef execute(cmd):\n    os.system(cmd)\n"))
-    assert (f.model_controlled, f.confidence, f.contract) == (
-        True,
+    assert (f.model_controlled, f.model_evidence, f.confidence, f.contract) == (
+        False,
+        "name",
         Confidence.LOW,
         Contract.UNKNOWN,
     )
     assert [r.annotation for r in f.related] == ["named like a command: parameter `cmd`"]
+    assert f.message.startswith("A value named like a command reaches a shell")
 
 
 def test_a_parameter_of_unknown_origin_is_reported_as_not_model_controlled() -> None:

@@ -265,6 +265,8 @@ def name_only(finding: Json) -> bool:
     """
     if not finding.get("model_controlled"):
         return False
+    if "model_evidence" in finding:  # the evidence level of issue 9 part 2, when reported
+        return finding["model_evidence"] == "name"
     traced = any(
         str(r.get("annotation", "")).startswith("model output enters:")
         for r in finding.get("related", [])
@@ -275,10 +277,11 @@ def name_only(finding: Json) -> bool:
 def evidence(finding: Json) -> str:
     """What the finding rests on, from its related locations, in a few words."""
     parts = []
+    level = finding.get("model_evidence") or "traced"  # tool-entry origins say "enters" too
     for r in finding.get("related", []):
         ann = str(r.get("annotation", ""))
         for prefix, kind in (
-            ("model output enters: ", "traced"),
+            ("model output enters: ", level),
             ("named like a command: ", "name"),
         ):
             if ann.startswith(prefix):
@@ -848,7 +851,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     print(f"scan: {shlex.join(scan_argv(scanner, Path('MIRROR'), 'PIN'))}")
     print(
         "reported = active (not suppressed), model_controlled, path not under scope_excludes; "
-        "name-only = confidence low and no 'model output enters:' origin"
+        "name-only = model_evidence 'name' (older reports: confidence low and no 'model "
+        "output enters:' origin)"
     )
     print()
 

@@ -7,8 +7,9 @@ offline). When none is available the anchors are "not verified" with the reason;
 never fails because a remote is unreachable.
 
 A `text` anchor holds when its text occurs within its lines. A `sink` anchor holds when
-`scan_files`, run on the anchor's file only, reports a finding of the expected class (and
-sink name, if given) whose primary lines overlap the anchor's. When it does not hold, the
+`scan_files`, run on the anchor's file only (scope off: the anchor names the file), reports
+a finding of the expected class (and sink name, if given) whose primary lines overlap the
+anchor's. When it does not hold, the
 rest of the file is searched: the same text or finding elsewhere is reported as `moved` (drift,
 with the new lines), a finding of another class at the lines as `class differs`.
 """
@@ -94,7 +95,7 @@ class Files:
                 result = scan_files(
                     [_File(path, data)],
                     commit=self.commit,
-                    options=ScanOptions(jobs=1, include_constant=True),
+                    options=ScanOptions(jobs=1, include_constant=True, scope=False),
                 )
                 found = result.findings
             self._findings[path] = found

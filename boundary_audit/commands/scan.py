@@ -39,6 +39,7 @@ def content_flags(o: StaticOptions, fmt: ScanFormat) -> tuple[str, ...]:
     """The flags that shape the report's content, for the command recorded in it."""
     flags: list[str] = ["--format", fmt.value]
     flags += ["--include-constant"] if o.include_constant else []
+    flags += ["--include-tests"] if o.include_tests else []
     flags += ["--no-ignores"] if o.no_ignores else []
     flags += ["--config", str(o.config)] if o.config else []
     flags += ["--baseline", str(o.baseline)] if o.baseline else []
@@ -125,6 +126,16 @@ def scan(
             envvar=_env("INCLUDE_CONSTANT"),
             rich_help_panel=STATIC,
             help="Also report process spawns whose command is a constant.",
+        ),
+    ] = False,
+    include_tests: Annotated[
+        bool,
+        typer.Option(
+            "--include-tests",
+            envvar=_env("INCLUDE_TESTS"),
+            rich_help_panel=STATIC,
+            help="Also scan tests, docs, examples, benchmarks and vendored code (left out by "
+            "default, as a reviewer would; the summary line says how many files).",
         ),
     ] = False,
     no_ignores: Annotated[
@@ -311,6 +322,7 @@ def scan(
         refresh=refresh,
         cache_dir=cache_dir,
         include_constant=include_constant,
+        include_tests=include_tests,
         no_ignores=no_ignores,
         config=config,
         baseline=baseline,

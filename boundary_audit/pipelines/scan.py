@@ -42,6 +42,8 @@ class StaticOptions:
     refresh: bool = False
     cache_dir: Path | None = None
     include_constant: bool = False
+    include_tests: bool = False
+    """Read tests, docs, examples, benchmarks and vendored code too (`static/scope.py`)."""
     no_ignores: bool = False
     config: Path | None = None
     baseline: Path | None = None
@@ -156,6 +158,7 @@ def _scan(options: StaticOptions, checkout: Checkout) -> ScanResult:
         no_ignores=options.no_ignores,
         jobs=options.jobs,
         max_file_bytes=options.max_file_bytes,
+        scope=not options.include_tests,
     )
     files = checkout.files(max_bytes=options.max_file_bytes)
     return scan_files(files, commit=checkout.sha, options=scan_options)
@@ -206,6 +209,7 @@ def run_static(options: StaticOptions, *, progress: Progress | None = None) -> S
         findings=tuple(kept),
         skipped=tuple(result.skipped),
         files_scanned=result.files_scanned,
+        files_out_of_scope=result.out_of_scope,
         languages=dict(result.languages),
         checks=check_infos(config.disabled),
         sink_text=texts,

@@ -70,6 +70,8 @@ class Summary:
     """Findings hidden by --min-severity/--min-confidence (not part of `findings`)."""
     files_scanned: int
     files_skipped: int
+    files_out_of_scope: int
+    """Files the scan left out as a reviewer would (tests, docs, examples...: not analysed)."""
     active_by_class: Mapping[str, int]
     """Active findings per boundary class, in taxonomy order, classes with zero omitted."""
     active_by_severity: Mapping[str, int]
@@ -291,6 +293,8 @@ class ScanReport:
     """All findings, suppressed ones included; sorted by `Finding.sort_key` on construction."""
     skipped: tuple[Skipped, ...] = ()
     files_scanned: int = 0
+    files_out_of_scope: int = 0
+    """Files of a scanned language left out by scope (`--include-tests` reads them)."""
     languages: Mapping[str, int] = field(default_factory=dict)
     """Files scanned per language."""
     checks: tuple[CheckInfo, ...] = ()
@@ -375,6 +379,7 @@ class ScanReport:
             filtered=self.filtered,
             files_scanned=self.files_scanned,
             files_skipped=len(self.skipped),
+            files_out_of_scope=self.files_out_of_scope,
             active_by_class={c.value: by_class[c] for c in BoundaryClass if by_class[c]},
             active_by_severity={
                 s.value: by_sev[s] for s in sorted(Severity, key=lambda s: -s.rank) if by_sev[s]
@@ -410,6 +415,8 @@ def summary_line(report: ScanReport) -> str:
     if s.filtered:
         extra.append(f"{s.filtered} below threshold")
     skipped = f"{plural(s.files_skipped, 'file')} skipped"
+    if s.files_out_of_scope:
+        skipped += f", {plural(s.files_out_of_scope, 'file')} left out by scope (--include-tests)"
     findings = f"{plural(s.findings, 'finding')} ({', '.join(extra)})"
     return f"scanned {report.target_name}{at}: {findings}, {skipped}"
 

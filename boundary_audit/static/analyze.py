@@ -13,12 +13,13 @@ from dataclasses import dataclass, field
 import tree_sitter as ts
 
 from boundary_audit.finding import Finding, Skipped
-from boundary_audit.static import crossfile, suppress
+from boundary_audit.static import apis, crossfile, suppress
 from boundary_audit.static import findings as F
 from boundary_audit.static.checks import BY_CODE, CHECKS
 from boundary_audit.static.checks.base import CommentSite, SinkSite, Site, TemplateSite, WriteSite
 from boundary_audit.static.dataflow import Engine
 from boundary_audit.static.extract import extractor_for
+from boundary_audit.static.extract.base import Extractor
 from boundary_audit.static.parsing import QUERY_DIALECT, TooDeep, parse, utf8_safe
 from boundary_audit.static.prefilter import may_have_sinks
 from boundary_audit.static.queries import bundle
@@ -107,9 +108,17 @@ def _analyze(
     sites = collect_sites(lang, tree.root_node, data)
     sinks = [s for s in sites if isinstance(s, SinkSite)]
     json_sites = [s for s in sites if isinstance(s, TemplateSite) and s.check == "BA501"]
+    ex: Extractor | None = None
+    if apis.may_have_sites(QUERY_DIALECT[lang], data):
+        ex = extractor_for(lang)(lang, path, data, tree)
+        extra = apis.sites(ex)
+        if extra and not sinks:
+            sites += _run(lang, AUX_NAMES, tree.root_node)
+        sinks += extra
     if not sinks and not json_sites:
         return FileResult()
-    ex = extractor_for(lang)(lang, path, data, tree)
+    if ex is None:
+        ex = extractor_for(lang)(lang, path, data, tree)
     engine = Engine(ex, corpus)
     ctx = FileContext(
         engine,

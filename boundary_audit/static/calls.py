@@ -14,9 +14,16 @@ from typing import TYPE_CHECKING
 
 from boundary_audit.static import knowledge as K
 from boundary_audit.static import programs as P
-from boundary_audit.static.dataflow_limits import MAX_CALL_DEPTH
-from boundary_audit.static.handles import HANDLE_CONSTRUCTORS, handle_method, join_list
-from boundary_audit.static.ir import Attr, Call, Function, Lit, Map, Param, Ref, Spread
+from boundary_audit.static.dataflow_limits import MAX_CALL_DEPTH, SITE_STEPS
+from boundary_audit.static.handles import (
+    BUILDERS,
+    HANDLE_CONSTRUCTORS,
+    METHOD_HANDLERS,
+    Ctor,
+    handle_method,
+    join_list,
+)
+from boundary_audit.static.ir import Attr, Call, Expr, Function, Lit, Map, Param, Ref, Spread
 from boundary_audit.static.values import (
     EMPTY,
     UNKNOWN,
@@ -140,6 +147,10 @@ class CallEvaluator:
 
     def canonical(self, call: Call, fn: Function) -> str:
         """The callee's canonical dotted name (imports and simple local aliases resolved)."""
+        if "?" in call.name:
+            dynamic = self.ex.callee_name(call.callee)
+            if dynamic:
+                return dynamic
         name = self.ex.canonical(call.name)
         if isinstance(call.callee, Ref) and call.callee.name not in self.ex.imports:
             alias = self.alias_of(call.callee.name, fn)
@@ -194,14 +205,14 @@ class CallEvaluator:
             head = self.engine.eval(call.args[0], fn)
             tail = self.engine.sequence(call.args[1:], fn, call.span)
             return concat_lists([head, tail], self.ex.path, call.span)
-        ctor = HANDLE_CONSTRUCTORS.get(cn)
+        ctor = HANDLE_CONSTRUCTORS.get(cn) or _by_suffix(call.name, cn)
         if ctor is not None:
             return ctor(self.engine, call, fn, cn)
         if isinstance(call.callee, Attr):
             method = self.method(call, fn, call.callee, last)
             if method is not None:
                 return method
-        if cn in PASS_THROUGH and arg0 is not None:
+        if (cn in PASS_THROUGH or cn in K.DECODERS or last in K.DECODERS) and arg0 is not None:
             return self.engine.eval(arg0, fn)
         local = self.local_call(call, fn)
         if local is not None:
@@ -212,7 +223,7 @@ class CallEvaluator:
             recv = prov_of(self.engine.eval(call.callee.base, fn))
             # NOTE(h2): data flows from the receiver (`response.json()`), but the steps that
             # brought the receiver here are not steps of the command: keep origins only.
-            provs.append(Prov(recv.origins, recv.unknown, recv.vars))
+            provs.append(Prov(recv.origins, recv.unknown, recv.vars, inputs=recv.inputs))
         joined = join_all(provs)
         if cn in PURE:
             return Opq(joined)
@@ -278,8 +289,8 @@ class CallEvaluator:
             return Obj("file", f"{callee.name}", target=base, path=self.ex.path, span=call.span)
         return None
 
-    def local_call(self, call: Call, fn: Function) -> AValue | None:
-        """Return values of a function of this file that the call invokes."""
+    def targets(self, call: Call, fn: Function) -> list[Function] | None:
+        """The functions of this file the call may invoke; None if its callee is no name."""
         callee = call.callee
         if isinstance(callee, Ref):
             targets = [f for f in self.ex.functions_named(callee.name) if not f.is_method]
@@ -296,6 +307,38 @@ class CallEvaluator:
             targets = methods if len(methods) == 1 else []
         else:
             return None
+        return targets
+
+    def returned_field(self, call: Call, fn: Function, key: str) -> AValue | None:
+        """`key` of the object literal a same-file helper returns (`const {shell, args} =
+        getShellCommand(cmd)`), when every return of every target is one that has it."""
+        targets = self.targets(call, fn)
+        if not targets or self.engine.depth >= MAX_CALL_DEPTH:
+            return None
+        items: list[tuple[Expr, Function]] = []
+        for target in targets:
+            returns = self.ex.filled(target).returns
+            if not returns:
+                return None
+            for r in returns:
+                item = r.get(key) if isinstance(r, Map) else None
+                if item is None:
+                    return None
+                items.append((item, target))
+        self.engine.depth += 1
+        try:
+            values = [self.engine.eval(item, target) for item, target in items]
+        finally:
+            self.engine.depth -= 1
+        step = Step(self.ex.path, call.span, f"`{key}` returned by {callee_name(call)}()")
+        return with_step(alts(values), step)
+
+    def local_call(self, call: Call, fn: Function) -> AValue | None:
+        """Return values of a function of this file that the call invokes."""
+        callee = call.callee
+        targets = self.targets(call, fn)
+        if targets is None:
+            return None
         if not targets and isinstance(callee, Ref) and self.engine.corpus is not None:
             cn = self.ex.canonical(call.name)
             if cn != call.name:
@@ -307,14 +350,59 @@ class CallEvaluator:
         try:
             values = []
             for target in targets:
-                filled = self.ex.filled(target)
-                values.extend(self.engine.eval(r, target) for r in filled.returns)
+                returns = self.ex.filled(target).returns
+                joined = [self.engine.eval(r, target) for r in returns]
+                if any(prov_of(v).model for v in joined):
+                    joined = self.at_call_site(call, fn, target, returns) or joined
+                values.extend(joined)
         finally:
             self.engine.depth -= 1
         if not values:
             return Opq(EMPTY)
         step = Step(self.ex.path, call.span, f"value returned by {callee_name(call)}()")
         return with_step(alts(values), step)
+
+    def at_call_site(
+        self, call: Call, fn: Function, target: Function, returns: list[Expr]
+    ) -> list[AValue] | None:
+        """`target`'s return values with its parameters bound to this call's arguments.
+
+        Asked when the join over every caller of the file is model-controlled: if this call
+        passes nothing of the model, the helper's value here is re-evaluated with its
+        parameters bound to the arguments (`self.clean_cmd(GIT_RESET_SCRIPT)` stays a
+        constant although another call passes the model's action). Parameters the call does
+        not give, variadic and destructured ones and those after a spread stay the join.
+        The re-evaluation has a small budget of its own (`SITE_STEPS`) and binds no further
+        helper; None (keep the join) when there is nothing to bind, an argument is the
+        model's, this engine is itself such a re-evaluation, or the budget ran out.
+        """
+        from boundary_audit.static.dataflow import MAX_STEPS, Budget, Engine
+
+        engine = self.engine
+        if engine.at_site:
+            return None
+        shift = 1 if target.self_param and isinstance(call.callee, Attr) else 0
+        binds: dict[tuple[int, str], AValue] = {}
+        for p in target.params:
+            if (target.self_param and p.index == 0) or p.field is not None or _variadic(self, p):
+                continue
+            arg = call.kwarg(p.name)
+            if arg is None:
+                index = p.index - shift
+                if any(isinstance(a, Spread) for a in call.args[: index + 1]):
+                    break
+                arg = call.args[index] if 0 <= index < len(call.args) else None
+            if arg is not None:
+                binds[(target.key, p.name)] = engine.eval(arg, fn)
+        if not binds or any(prov_of(v).model for v in binds.values()):
+            return None
+        child = Engine(self.ex, engine.corpus)
+        child.hops, child.depth, child.at_site = engine.hops, engine.depth, True
+        child.bindings = {**engine.bindings, **binds}
+        child.budget = Budget()
+        child.budget.steps = MAX_STEPS - SITE_STEPS
+        values = [child.eval(r, target) for r in returns]
+        return None if child.budget.steps > MAX_STEPS else values
 
     def arguments_for(self, fn: Function, p: Param) -> list[AValue]:
         """Values passed to parameter `p` of `fn` at each call site in this file."""
@@ -343,6 +431,21 @@ class CallEvaluator:
             step = Step(self.ex.path, call.span, f"passed as `{p.name}` to {fn.name}()")
             found.append(with_step(self.engine.eval(arg, caller), step))
         return found
+
+
+def _variadic(calls: CallEvaluator, p: Param) -> bool:
+    """`*args`, `...rest`, Go's `args ...string`: one parameter for many arguments."""
+    text = calls.ex.data[p.span.start_byte : p.span.end_byte]
+    return text.startswith(b"*") or b"..." in text
+
+
+def _by_suffix(name: str, cn: str) -> Ctor | None:
+    """A builder or method-named process API (`ChildProcess.make`, `loop.subprocess_exec`)."""
+    for suffix, ctor in BUILDERS.items():
+        if name == suffix or name.endswith("." + suffix) or cn.endswith("." + suffix):
+            return ctor
+    last = name.rsplit(".", 1)[-1]
+    return METHOD_HANDLERS.get(last) if "." in name else None
 
 
 def callee_name(call: Call) -> str:

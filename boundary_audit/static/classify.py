@@ -12,6 +12,7 @@ or a literal program whose model-free arguments are data: not a model boundary.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 
@@ -58,9 +59,10 @@ class Verdict:
     notes: tuple[str, ...] = field(default=())
 
     @property
-    def rank(self) -> tuple[int, int, int, int]:
+    def rank(self) -> tuple[int, int, int, int, int]:
         """Ordering of verdicts for one sink: model-controlled, not fixed, severity of class."""
         return (
+            int(self.prov.traced),
             int(self.prov.model),
             int(bool(self.prov.origins)),
             int(not self.fixed),
@@ -173,12 +175,17 @@ def argv(value: AValue, remote: bool, ctx: Context = NO_CONTEXT) -> Verdict:
     if head is None and i + 1 < len(items) and _login_flag(items[i + 1]):
         prog = "<shell>"
     rest_items, rest_words = items[i + 1 :], words[i + 1 :]
+    chosen = head is None and prog is None and _c_flag(rest_words)
+    if chosen:
+        prog = _shell_choice(items[i])
     base_remote = BC.REMOTE_STRING if remote else BC.SHELL_STRING
     if prog in P.SHELLS or prog == "<shell>":
         if prog == "<shell>":
             rest_words = ["-c", *rest_words[1:]]
         for j, w in enumerate(rest_words):
-            if w is not None and w.startswith("-") and not w.startswith("--") and "c" in w[1:]:
+            if w is None or (chosen and not _SHORT_C.fullmatch(w)):
+                continue
+            if w.startswith("-") and not w.startswith("--") and "c" in w[1:]:
                 if j + 1 < len(rest_items):
                     v = shell_string(rest_items[j + 1], base_remote, ctx)
                     return replace(v, detail=v.detail or f"{prog} {w}")
@@ -230,6 +237,26 @@ def argv(value: AValue, remote: bool, ctx: Context = NO_CONTEXT) -> Verdict:
         return Verdict(BC.ARGV_DIRECT, 0, value.rest, f"{head} + argv from a value")
     data = join_all([*(prov_of(x) for x in rest_items), value.rest or EMPTY])
     return Verdict(BC.ARGV_DIRECT, 0, data, f"{head or '?'} with fixed program", fixed=True)
+
+
+_SHORT_C = re.compile(r"-[a-z]{0,3}c[a-z]{0,3}")
+
+
+def _c_flag(words: list[str | None]) -> bool:
+    """True if a word is a short shell flag that contains `c` (`-c`, `-lc`, `-ic`, `-ec`;
+    not PowerShell's `-ExecutionPolicy`)."""
+    return any(w is not None and _SHORT_C.fullmatch(w) for w in words)
+
+
+def _shell_choice(value: AValue) -> str | None:
+    """The shell a computed program falls back to: `process.env.SHELL || "/bin/bash"`,
+    `os.environ.get("SHELL", "/bin/sh")`, a config value or `"zsh"` (the first literal
+    alternative that is a shell; None if no alternative is one)."""
+    for o in options(value):
+        text = literal(o)
+        if text is not None and P.program_name(text) in P.SHELLS:
+            return P.program_name(text)
+    return None
 
 
 def _login_flag(value: AValue) -> bool:
@@ -342,6 +369,23 @@ def receiver_shell(receiver: AValue) -> tuple[bool | None, Obj | None]:
                 return (prog in P.SHELLS and not has_c), o
             return None, o
     return None, None
+
+
+def kernel_input(value: AValue, ctx: Context = NO_CONTEXT) -> Verdict:
+    """Code run by a Jupyter-style kernel: a persistent session, unless a cell prefix hands
+    the text to a shell (`!cmd` is parsed again by a shell, `%%bash` feeds it to bash)."""
+    verdicts = []
+    for o in options(value):
+        s = as_str(o)
+        head = s.pieces[0] if s.pieces else None
+        text = head.text.lstrip() if isinstance(head, Text) else ""
+        prefix = next((p for p in P.KERNEL_PREFIXES if text.startswith(p)), None)
+        if prefix is None or prov_of(o).constant:
+            verdicts.append(written_value(o, BC.SHELL_SESSION, ctx))
+            continue
+        cls, layers, detail = P.KERNEL_PREFIXES[prefix]
+        verdicts.append(Verdict(BC(cls), layers, prov_of(o), detail))
+    return best(verdicts) or written_value(value, BC.SHELL_SESSION, ctx)
 
 
 def written_value(value: AValue, base: BC, ctx: Context = NO_CONTEXT) -> Verdict:

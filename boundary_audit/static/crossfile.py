@@ -134,11 +134,14 @@ class Corpus:
             cached = self._blobs[family] = (b"\0".join(parts), starts, paths)
         return cached
 
-    def engine_for(self, ex: Extractor, hops: int) -> Engine:
+    def engine_for(self, ex: Extractor, parent: Engine) -> Engine:
+        """An engine for another file, one hop further than `parent`, on its step budget."""
         from boundary_audit.static.dataflow import Engine
 
+        hops = parent.hops + 1
         engine = Engine(ex, self if hops < MAX_HOPS else None)
         engine.hops = hops
+        engine.budget = parent.budget
         return engine
 
     def param_values(self, engine: Engine, fn: Function, name: str) -> list[AValue]:
@@ -162,7 +165,7 @@ class Corpus:
             )
             if ex is None or (not fn.is_method and not same_package and not _imports(ex, fn.name)):
                 continue
-            other = self.engine_for(ex, getattr(engine, "hops", 0) + 1)
+            other = self.engine_for(ex, engine)
             for node in ex.call_nodes(fn.name):
                 call = ex.expr(node)
                 if not isinstance(call, Call) or param is None:
@@ -205,7 +208,7 @@ class Corpus:
                 continue
             targets = [f for f in ex.functions_named(fname) if not f.is_method]
             if targets:
-                other = self.engine_for(ex, getattr(engine, "hops", 0) + 1)
+                other = self.engine_for(ex, engine)
                 for t in targets:
                     for p in t.params:
                         arg = call.kwarg(p.name)

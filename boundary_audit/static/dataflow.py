@@ -11,6 +11,7 @@ of the non-cyclic paths), memoised per (expression, function), and bounded by a 
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 import tree_sitter as ts
@@ -70,6 +71,18 @@ if TYPE_CHECKING:
     from boundary_audit.static.crossfile import Corpus
 
 
+_NEVER = 1 << 30
+
+
+class Budget:
+    """Evaluation steps spent on the current sink (shared by the engines it involves)."""
+
+    __slots__ = ("steps",)
+
+    def __init__(self) -> None:
+        self.steps = 0
+
+
 class Engine:
     """Evaluates expressions of one file to abstract values."""
 
@@ -84,11 +97,15 @@ class Engine:
         self._memo: dict[tuple[object, ...], AValue] = {}
         self._alive: dict[int, Expr] = {}
         """Keeps every evaluated expression alive so its id() cannot be reused by a new one."""
-        self._busy: set[tuple[object, ...]] = set()
-        self.steps = 0
+        self._busy: dict[tuple[object, ...], int] = {}
+        """Evaluations in progress -> their depth on the evaluation stack."""
+        self._low = _NEVER
+        """The shallowest in-progress evaluation a cycle cut of the current one returned to."""
+        self.budget = Budget()
+        """Steps left for the current sink, shared with the engines of other files it asks."""
         self.depth = 0
-        self.cuts = 0
-        """Cycle cuts so far; a result computed across a cut is not memoised (it may be partial)."""
+        self.at_site = False
+        """A helper's value re-evaluated for one call site (`CallEvaluator.at_call_site`)."""
         from boundary_audit.static.calls import CallEvaluator
 
         self.calls = CallEvaluator(self)
@@ -96,7 +113,7 @@ class Engine:
     # -- entry points -----------------------------------------------------------------------
     def value(self, node: ts.Node, role: str = "value") -> AValue:
         """The abstract value of expression `node` (in `role`, see `Extractor.sink_expr`)."""
-        self.steps = 0
+        self.budget.steps = 0
         return self.eval(self.ex.sink_expr(node, role), self.ex.function_at(node))
 
     def eval(self, expr: Expr, fn: Function) -> AValue:
@@ -105,21 +122,37 @@ class Engine:
         hit = self._memo.get(key)
         if hit is not None:
             return hit
-        self.steps += 1
-        if self.steps > MAX_STEPS:
-            self.cuts += 1
-            return UNKNOWN_OPAQUE
-        if key in self._busy:
-            self.cuts += 1
-            return Opq(EMPTY)
-        self._busy.add(key)
         self._alive[id(expr)] = expr
-        cuts = self.cuts
+        return self._guarded(key, lambda: self._eval(expr, fn))
+
+    def _guarded(self, key: tuple[object, ...], compute: Callable[[], AValue]) -> AValue:
+        """`compute()` with cycle cuts and memoisation by strongly connected component.
+
+        A cycle contributes nothing (the least fixpoint of the other paths). A result that a
+        cut made return into an evaluation still in progress is partial until that one ends,
+        so it is memoised only when the cut returned to this very evaluation (the cycle's
+        root) or to none: one pass per value, not one per path.
+        """
+        budget = self.budget
+        budget.steps += 1
+        if budget.steps > MAX_STEPS:
+            self._low = -1
+            return UNKNOWN_OPAQUE
+        at = self._busy.get(key)
+        if at is not None:
+            self._low = min(self._low, at)
+            return Opq(EMPTY)
+        depth = len(self._busy)
+        self._busy[key] = depth
+        outer, self._low = self._low, _NEVER
+        low = -1
         try:
-            result = self._eval(expr, fn)
+            result = compute()
+            low = self._low
         finally:
-            self._busy.discard(key)
-        if self.cuts == cuts:
+            del self._busy[key]
+            self._low = outer if low >= depth else min(outer, low)
+        if low >= depth:
             self._memo[key] = result
         return result
 
@@ -201,52 +234,37 @@ class Engine:
         hit = self._memo.get(key)
         if hit is not None:
             return hit
-        if key in self._busy or self.depth >= MAX_CALL_DEPTH:
-            self.cuts += 1
-            return Opq(EMPTY) if key in self._busy else UNKNOWN_OPAQUE
-        self._busy.add(key)
+        if key not in self._busy and self.depth >= MAX_CALL_DEPTH:
+            return UNKNOWN_OPAQUE
         self.depth += 1
-        cuts = self.cuts
         try:
-            result = self._param(fn, name)
+            return self._guarded(key, lambda: self._param(fn, name))
         finally:
             self.depth -= 1
-            self._busy.discard(key)
-        if self.cuts == cuts:
-            self._memo[key] = result
-        return result
 
     def _param(self, fn: Function, name: str) -> AValue:
         p = fn.param(name)
         assert p is not None
-        if any(
-            d in K.TOOL_DECORATORS or d.rsplit(".", 1)[-1] in K.TOOL_DECORATORS
-            for d in fn.decorators
-        ):
-            return Opq(
-                Prov(
-                    frozenset(
-                        {
-                            Origin(
-                                "tool-call",
-                                f"parameter `{name}` of tool `{fn.name}`",
-                                self.path,
-                                p.span,
-                                Contract.NATIVE,
-                            )
-                        }
-                    )
-                )
-            )
         found = self.calls.arguments_for(fn, p)
+        entry = None if (fn.self_param and p.index == 0) else self.ex.tools.entry(fn)
+        if entry is not None:
+            origin = Origin(
+                "tool-entry",
+                f"parameter `{name}` of tool `{fn.name}` ({entry})",
+                self.path,
+                p.span,
+                Contract.NATIVE,
+            )
+            return alts([Opq(Prov(frozenset({origin}))), *found])
         if self.corpus is not None and not any(prov_of(v).model for v in found):
             found = found + self.corpus.param_values(self, fn, name)
         if found:
             return alts(found)
         if K.is_command_name(name) or K.is_tool_param(name):
+            kind = "tool-name" if self.ex.tools.tool_class(fn.cls) else "name"
             return Opq(
                 Prov(
-                    frozenset({Origin("name", f"parameter `{name}`", self.path, p.span)}),
+                    frozenset({Origin(kind, f"parameter `{name}`", self.path, p.span)}),
                     unknown=True,
                 )
             )
@@ -271,6 +289,10 @@ class Engine:
             value = self.local(f"{base_text}.{name}", expr.span.start_byte, fn)
             if value is not None:
                 return value
+        if origin is None and isinstance(expr.base, Call):
+            returned = self.calls.returned_field(expr.base, fn, name)
+            if returned is not None:
+                return returned
         base = self.eval(expr.base, fn)
         if origin is not None:
             return Opq(prov_of(base).join(Prov(frozenset({origin}))))
@@ -279,7 +301,8 @@ class Engine:
                 return handle_attr(o, name)
         prov = prov_of(base)
         if K.is_command_name(name) and not prov.origins and prov.unknown:
-            hint = Origin("name", f"field `{name}`", self.path, expr.span)
+            kind = "tool-name" if self.ex.tools.tool_class(fn.cls) else "name"
+            hint = Origin(kind, f"field `{name}`", self.path, expr.span)
             prov = prov.join(Prov(frozenset({hint})))
         return Opq(prov)
 

@@ -6,3 +6,6 @@ MAX_STEPS = 4000
 """Evaluation steps per sink before the engine gives up (the value becomes unknown)."""
 MAX_CALL_DEPTH = 12
 """How many function boundaries (returns or parameters) one trace may cross within a file."""
+SITE_STEPS = 400
+"""Steps for re-evaluating one helper's return at one call site (`calls.at_call_site`); past
+them the join over the helper's callers stands."""

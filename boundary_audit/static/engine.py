@@ -5,6 +5,8 @@ the results are sorted, so output does not depend on scheduling. Input that cann
 analysed becomes a `Skipped` record: files skipped upstream, missing data, files above
 `max_file_bytes`, binary content, pathological nesting, and (defensively) any internal
 error on one file, which never stops the scan. Nothing from the scanned tree is executed.
+Files out of a reviewer's scope (`scope.py`: tests, docs, examples...) are counted and
+not analysed, unless `ScanOptions.scope` is False.
 Every worker first installs the scanned files as the cross-file corpus (`crossfile.install`),
 so a parameter can be traced to callers in other files.
 """
@@ -24,6 +26,7 @@ from boundary_audit.finding import Finding, Skipped
 from boundary_audit.static import crossfile
 from boundary_audit.static.analyze import FileResult, analyze_file, bundles_for
 from boundary_audit.static.parsing import detect_language
+from boundary_audit.static.scope import in_scope
 
 
 class SourceFileLike(Protocol):
@@ -49,6 +52,9 @@ class ScanOptions:
     """Worker processes; 1 analyses in-process."""
     max_file_bytes: int = 2 * 1024 * 1024
     """Files larger than this are skipped."""
+    scope: bool = True
+    """Leave out what a reviewer leaves out (tests, docs, examples, benchmarks, vendored code:
+    `static/scope.py`); False reads every file (`--include-tests`)."""
 
 
 @dataclass(frozen=True)
@@ -62,6 +68,8 @@ class ScanResult:
     files_scanned: int
     languages: dict[str, int] = field(default_factory=dict)
     """Number of scanned files per language."""
+    out_of_scope: int = 0
+    """Files of a scanned language that scope left out (not analysed)."""
 
 
 @dataclass(frozen=True)
@@ -74,10 +82,17 @@ class _Plain:
 _Work = tuple[str, bytes, str]
 
 
-def _prepare(files: Iterable[SourceFileLike], max_bytes: int) -> tuple[list[_Work], list[Skipped]]:
+def _prepare(
+    files: Iterable[SourceFileLike], max_bytes: int, scope: bool
+) -> tuple[list[_Work], list[Skipped], int]:
     work: list[_Work] = []
     skipped: list[Skipped] = []
+    out_of_scope = 0
     for f in files:
+        if scope and not in_scope(f.path):
+            head = f.data[:256] if f.data is not None else b""
+            out_of_scope += detect_language(f.path, head) is not None
+            continue
         if f.skipped is not None:
             skipped.append(Skipped(f.path, f.skipped))
             continue
@@ -94,7 +109,7 @@ def _prepare(files: Iterable[SourceFileLike], max_bytes: int) -> tuple[list[_Wor
             skipped.append(Skipped(f.path, "binary"))
             continue
         work.append((f.path, f.data, lang))
-    return work, skipped
+    return work, skipped, out_of_scope
 
 
 def _run_one(item: _Work, commit: str | None, options: ScanOptions) -> FileResult:
@@ -161,7 +176,7 @@ def scan_files(
     files: Iterable[SourceFileLike], *, commit: str | None, options: ScanOptions = ScanOptions()
 ) -> ScanResult:
     """Scan source files (paths relative to the repository root) at `commit`."""
-    work, skipped = _prepare(files, options.max_file_bytes)
+    work, skipped, out_of_scope = _prepare(files, options.max_file_bytes, options.scope)
     results = _analyse(work, commit, options)
     languages: dict[str, int] = {}
     for _, _, lang in work:
@@ -174,6 +189,7 @@ def scan_files(
         tuple(sorted(skipped)),
         scanned,
         dict(sorted(languages.items())),
+        out_of_scope,
     )
 
 

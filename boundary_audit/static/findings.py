@@ -73,15 +73,19 @@ def severity_of(v: Verdict) -> Severity:
     if v.sanitizer and record.sanitized_severity is not None:
         return record.sanitized_severity
     controlled, uncontrolled = record.severity
-    return controlled if v.prov.origins else uncontrolled
+    return controlled if v.prov.model else uncontrolled
 
 
 def subject(v: Verdict) -> str:
     """Who controls the value, in words."""
-    if v.prov.model:
+    if v.prov.traced:
         return "Model output"
+    if v.prov.model:
+        return "A tool input named like a command"
     if v.prov.origins:
         return "A value named like a command"
+    if v.fixed and v.prov.configured:
+        return "A configured value"
     if v.fixed and v.prov.constant:
         return "A constant command"
     if v.fixed:
@@ -120,9 +124,10 @@ def build(
         boundary_path=derive(v, primary, contract),
         sanitizer=v.sanitizer,
         sink=sink,
-        model_controlled=bool(v.prov.origins),
+        model_controlled=v.prov.model,
         severity=severity_of(v),
-        confidence=Confidence.MEDIUM if v.prov.model else Confidence.LOW,
+        confidence=Confidence.MEDIUM if v.prov.traced else Confidence.LOW,
+        model_evidence=v.prov.evidence,
     )
     for loc in related(v, primary.commit)[:MAX_RELATED]:
         if (loc.path, loc.start_line, loc.start_col) != (

@@ -13,6 +13,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
+from boundary_audit.static import knowledge as K
 from boundary_audit.static.ir import Call, Expr, Function, Lit, Map, Seq, Span
 from boundary_audit.static.values import (
     UNKNOWN,
@@ -21,13 +22,16 @@ from boundary_audit.static.values import (
     Lst,
     Obj,
     Opq,
+    Origin,
     Prov,
     Str,
     Text,
     Tok,
+    alts,
     options,
     prov_of,
 )
+from boundary_audit.taxonomy import Contract
 
 if TYPE_CHECKING:
     from boundary_audit.static.dataflow import Engine
@@ -47,9 +51,15 @@ def _with_args(
     if args is None or isinstance(args, Map):
         return Lst(tuple(head), None, engine.path, call.span)
     value = engine.eval(args, fn)
-    for o in options(value):
-        if isinstance(o, Lst):
-            return Lst((*head, *o.items), o.rest, engine.path, call.span)
+    lists = [
+        Lst((*head, *o.items), o.rest, engine.path, call.span)
+        for o in options(value)
+        if isinstance(o, Lst)
+    ]
+    if lists:
+        # NOTE(h2): one argv per alternative (`powershell -Command c` on Windows, `bash -l -c
+        # c` elsewhere): the classifier judges each, not the first with the others' program.
+        return lists[0] if len(lists) == 1 else alts(lists)
     return Lst(tuple(head), prov_of(value), engine.path, call.span)
 
 
@@ -248,6 +258,65 @@ def zx_template(engine: Engine, call: Call, fn: Function, cn: str) -> AValue:
     return Obj("process", cn, value, shell=True, path=engine.path, span=call.span)
 
 
+def llm_client(engine: Engine, call: Call, fn: Function, cn: str) -> AValue:
+    """An LLM SDK client (`OpenAI()`, `ChatOpenAI(...)`): its response methods are sources."""
+    return Obj("llm", cn, path=engine.path, span=call.span)
+
+
+def loop_shell(engine: Engine, call: Call, fn: Function, cn: str) -> AValue:
+    """`loop.subprocess_shell(protocol_factory, cmd)`: the command is the second argument."""
+    arg = call.args[1] if len(call.args) > 1 else call.kwarg("cmd")
+    value = engine.eval(arg, fn) if arg is not None else Opq(UNKNOWN)
+    return Obj("process", cn, value, shell=True, path=engine.path, span=call.span)
+
+
+def loop_exec(engine: Engine, call: Call, fn: Function, cn: str) -> AValue:
+    """`loop.subprocess_exec(protocol_factory, program, *args)`."""
+    argv = _argv_list(engine, call.args[1:], fn, call.span)
+    return Obj("process", cn, argv, path=engine.path, span=call.span)
+
+
+def startfile(engine: Engine, call: Call, fn: Function, cn: str) -> AValue:
+    """`os.startfile(path)`: the file runs with the program associated with its type."""
+    argv = _argv_list(engine, call.args[:1], fn, call.span)
+    return Obj("process", cn, argv, path=engine.path, span=call.span)
+
+
+def exec_struct(engine: Engine, call: Call, fn: Function, cn: str) -> AValue:
+    """Go `exec.Cmd{Path: p, Args: argv}`: `Args` holds argv[0] too; `Path` runs."""
+    args = call.kwarg("Args")
+    path = call.kwarg("Path")
+    if args is not None:
+        argv = engine.eval(args, fn)
+        if isinstance(argv, Lst) and path is not None and argv.items:
+            argv = Lst((engine.eval(path, fn), *argv.items[1:]), argv.rest, argv.path, argv.span)
+    elif path is not None:
+        argv = _argv_list(engine, (path,), fn, call.span)
+    else:
+        argv = Opq(UNKNOWN)
+    return Obj("command", cn, argv, path=engine.path, span=call.span)
+
+
+def argv_at(engine: Engine, call: Call, fn: Function, cn: str) -> AValue:
+    """`syscall.Exec(argv0, argv, env)`: the second argument is the argv."""
+    arg = call.args[1] if len(call.args) > 1 else None
+    value = engine.eval(arg, fn) if arg is not None else Opq(UNKNOWN)
+    return Obj("process", cn, value, path=engine.path, span=call.span)
+
+
+def option_argv(engine: Engine, call: Call, fn: Function, cn: str) -> AValue:
+    """`Deno.run({cmd: [...]})`, `Bun.spawn([...])` / `Bun.spawn({cmd: [...]})`."""
+    first = call.args[0] if call.args else None
+    if isinstance(first, Map):
+        first = first.get("cmd") or first.get("args")
+    value = engine.eval(first, fn) if first is not None else Opq(UNKNOWN)
+    return Obj("process", cn, value, path=engine.path, span=call.span)
+
+
+HANDLERS: dict[str, Ctor] = {}
+"""Handler name -> constructor, for the catalogue's `[[api]]` entries (filled below)."""
+
+
 def connection(kind: str) -> Ctor:
     def make(engine: Engine, call: Call, fn: Function, cn: str) -> AValue:
         return Obj(kind, cn, path=engine.path, span=call.span)
@@ -330,7 +399,51 @@ HANDLE_CONSTRUCTORS: dict[str, Ctor] = {
     "os.OpenFile": file_handle,
     "os.CreateTemp": file_handle,
     "golang.org/x/crypto/ssh.Dial": connection("ssh-client"),
+    **dict.fromkeys(K.LLM_CLIENTS, llm_client),
 }
+
+HANDLERS.update(
+    {
+        f.__name__: f
+        for f in (
+            popen,
+            shell_string,
+            program_args,
+            exec_argv,
+            exec_struct,
+            tokenized,
+            os_exec,
+            loop_shell,
+            loop_exec,
+            startfile,
+            argv_at,
+            option_argv,
+        )
+    }
+)
+
+
+def _catalogue_apis() -> None:
+    from boundary_audit.static.apis import api_handlers, sdks
+    from boundary_audit.static.parsing import QUERY_DIALECT
+
+    for name, handler in api_handlers().items():
+        if "." in name or "/" in name or "-" in name:
+            HANDLE_CONSTRUCTORS.setdefault(name, HANDLERS[handler])
+        else:
+            METHOD_HANDLERS[name] = HANDLERS[handler]
+    for dialect in sorted(set(QUERY_DIALECT.values())):
+        for sdk in sdks(dialect):
+            for call, handler in sdk.builders:
+                BUILDERS[call] = HANDLERS[handler]
+
+
+BUILDERS: dict[str, Ctor] = {}
+"""Dotted suffixes of command builders an SDK provides (`ChildProcess.make`)."""
+METHOD_HANDLERS: dict[str, Ctor] = {}
+"""Process APIs called as a method of any receiver (`loop.subprocess_exec`): catalogue
+`[[api]]` names without a dot."""
+_catalogue_apis()
 
 _BUILDER_KEEP = frozenset(
     {
@@ -389,6 +502,9 @@ def handle_method(engine: Engine, obj: Obj, name: str, call: Call, fn: Function)
             return Obj("process", obj.api, obj.argv, path=obj.path, span=obj.span)
         if name == "StdinPipe":
             return Obj("stdin", obj.api, obj.argv, path=obj.path, span=obj.span)
+    if obj.kind == "llm" and name in K.LLM_CLIENTS.get(obj.api, ()):
+        origin = Origin("llm-response", f"{call.name}(…)", engine.path, call.span, Contract.RAW)
+        return Opq(Prov(frozenset({origin})))
     if obj.kind == "ssh-client" and name == "NewSession":
         return Obj("ssh", obj.api, path=obj.path, span=obj.span)
     if obj.kind in ("process", "stdin") and name in ("take", "as_mut", "unwrap", "expect", "lock"):

@@ -3,15 +3,16 @@
 Canonical names are dotted paths after import aliases are resolved (`shlex.quote`,
 `child_process.spawn`, `os/exec.Command`); Rust keeps its `::` paths (`std::process::Command::new`)
 so that its crates never collide with Python modules of the same name (`shlex`).
-Tables: quoting/serialising sanitizers, tokenizers, model-output sources (LLM clients,
-tool-call argument reads, action parsers), parameter names that hint at a command, and the
-constructors whose result is a process, file, or remote-connection handle.
+Tables: quoting/serialising sanitizers, tokenizers, model-output sources (LLM clients and
+their wrappers, decoders, action parsers: read from `catalogue/sources.toml`), tool-call
+argument reads, and parameter names that hint at a command.
 """
 
 from __future__ import annotations
 
 import re
 
+from boundary_audit.static import catalogue
 from boundary_audit.static.programs import program_name
 
 SHELL_QUOTE = "shell-quote"
@@ -123,62 +124,37 @@ def shell_source(name: str, literals: list[str]) -> str | None:
 TOKENIZER_METHODS: dict[str, str] = {"split": "str.split", "split_whitespace": "split_whitespace"}
 """Methods on a string that split it into words (`cmd.split()`)."""
 
-LLM_CALL_SUFFIXES: tuple[str, ...] = (
-    "chat.completions.create",
-    "completions.create",
-    "messages.create",
-    "messages.stream",
-    "responses.create",
-    "generate_content",
-    "generate_content_async",
-    "chat.complete",
-    "litellm.completion",
-    "litellm.acompletion",
-    "ollama.chat",
-    "ollama.generate",
-    "generateText",
-    "streamText",
-    "generateObject",
-    "ai.generateText",
-    "ai.streamText",
-    "query_model",
-    "call_llm",
-    "ask_llm",
-    "llm_complete",
-    "get_completion",
-    "chat_completion",
-    "CreateChatCompletion",
-    "CreateCompletion",
-    "Messages.New",
-    "Chat.Completions.New",
-    "Responses.New",
-)
-"""Dotted-name suffixes of calls whose result is model output."""
 
-LLM_GENERIC_METHODS = frozenset(
-    {
-        "invoke",
-        "ainvoke",
-        "generate",
-        "agenerate",
-        "predict",
-        "apredict",
-        "complete",
-        "acomplete",
-        "chat",
-        "achat",
-        "create",
-        "run_llm",
-        "completion",
-        "acompletion",
-        "send_message",
-    }
-)
-LLM_RECEIVER = re.compile(
-    r"(llm|model|chat|client|chain|openai|anthropic|gemini|claude|gpt|ollama|provider|completion|agent_llm)",
-    re.I,
-)
-"""Generic method names count as LLM calls only on receivers named like an LLM client."""
+def _llm_tables() -> tuple[
+    tuple[str, ...], dict[str, frozenset[str]], frozenset[str], frozenset[str], frozenset[str]
+]:
+    calls: list[str] = []
+    clients: dict[str, frozenset[str]] = {}
+    receivers: set[str] = set()
+    methods: set[str] = set()
+    callables: set[str] = set()
+    for e in catalogue.entries("sources", "llm"):
+        calls.extend(catalogue.strings(e, "calls"))
+        for ctor in catalogue.strings(e, "constructors"):
+            clients[ctor] = frozenset(catalogue.strings(e, "methods"))
+    for e in catalogue.entries("sources", "llm_wrapper"):
+        receivers.update(r.lower() for r in catalogue.strings(e, "receivers"))
+        methods.update(catalogue.strings(e, "methods"))
+        callables.update(catalogue.strings(e, "callables"))
+    return (
+        tuple(dict.fromkeys(calls)),
+        clients,
+        frozenset(receivers),
+        frozenset(methods),
+        frozenset(callables),
+    )
+
+
+LLM_CALL_SUFFIXES, LLM_CLIENTS, LLM_RECEIVERS, LLM_WRAPPER_METHODS, LLM_CALLABLES = _llm_tables()
+"""From `catalogue/sources.toml`: dotted-name suffixes of calls whose result is model output;
+client constructors (canonical) and the methods that return a response on their clients; the
+receiver names (last component, lower case), methods and plain callables of harness-side
+wrappers around a client (`self.llm.inference(...)`, `await llm(convo)`)."""
 
 TOOL_ARG_ATTRS = frozenset(
     {
@@ -219,31 +195,7 @@ ACTION_ATTRS = frozenset({"action", "keystrokes", "actions", "code_blocks", "bas
 """Attribute reads that yield a parsed action or keystrokes."""
 
 ACTION_PARSERS = frozenset(
-    {
-        "parse_actions",
-        "parse_action",
-        "parse_response",
-        "parse_command",
-        "parse_commands",
-        "extract_code_blocks",
-        "extract_code_block",
-        "extract_code",
-        "extract_bash",
-        "extract_commands",
-        "extract_command",
-        "_extract_markdown_code_blocks",
-        "extract_markdown_code_blocks",
-        "parse_code_blocks",
-        "parse_tool_call",
-        "parse_tool_calls",
-        "parseActions",
-        "parseAction",
-        "extractCodeBlocks",
-        "extractCommand",
-        "parseToolCalls",
-        "parse_function_call",
-        "parse_llm_response",
-    }
+    name for e in catalogue.entries("sources", "parser") for name in catalogue.strings(e, "calls")
 )
 """Functions that pull an action or a code block out of a model reply."""
 
@@ -264,20 +216,6 @@ REGEX_CALLS = frozenset(
 )
 """Regex calls; a fenced-code pattern (```) among their arguments marks a parsed code block."""
 
-TOOL_DECORATORS = frozenset(
-    {
-        "tool",
-        "function_tool",
-        "kernel_function",
-        "ai_function",
-        "register_tool",
-        "mcp.tool",
-        "server.tool",
-        "app.tool",
-        "llm.tool",
-    }
-)
-"""Decorators whose function's parameters are filled from a tool call."""
 
 COMMAND_NAME = re.compile(
     r"^(?:.*_)?(cmd|cmds|command|commands|cmdline|cmdstr|code|script|action|keystrokes|keys)"
@@ -308,9 +246,19 @@ for _s in LLM_CALL_SUFFIXES:
 
 
 def llm_call(name: str) -> bool:
-    """True if a dotted callee name is an LLM client call."""
+    """True if a dotted callee name is an LLM client call, or a harness wrapper's."""
     suffixes = _SUFFIX_BY_LAST.get(name.rsplit(".", 1)[-1], ())
     if any(name == s or name.endswith("." + s) for s in suffixes):
         return True
     receiver, _, method = name.rpartition(".")
-    return method in LLM_GENERIC_METHODS and bool(receiver) and bool(LLM_RECEIVER.search(receiver))
+    if not receiver:
+        return method in LLM_CALLABLES
+    last = receiver.rsplit(".", 1)[-1].lower()
+    return method in LLM_WRAPPER_METHODS and last in LLM_RECEIVERS
+
+
+DECODERS = frozenset(
+    name for e in catalogue.entries("sources", "decoder") for name in catalogue.strings(e, "calls")
+)
+"""Decoders of tool-call arguments (`json.loads`, `Model.model_validate_json`, `JSON.parse`):
+canonical names, or a method's name; the result is the decoded first argument."""

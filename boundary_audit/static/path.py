@@ -211,7 +211,7 @@ def _sink(primary: Location) -> _Sink | None:
         from boundary_audit.static.analyze import collect_sites  # noqa: PLC0415 - a cycle
 
         sites = tuple(collect_sites(ex.lang, ex.root, ex.data))
-        hit = (ex, corpus.engine_for(ex, 0), sites)
+        hit = (ex, Engine(ex, corpus), sites)  # the file itself: no hop, its own budget
         _CACHE[key] = hit
         if len(_CACHE) > 16:
             _CACHE.popitem(last=False)

@@ -158,3 +158,15 @@ def program_name(text: str) -> str:
 def is_shell(text: str) -> bool:
     """True if `text` names a POSIX-like shell program."""
     return program_name(text) in SHELLS
+
+
+KERNEL_PREFIXES: dict[str, tuple[str, int, str]] = {
+    "%%bash": ("shell-stdin", 1, "a %%bash cell: bash reads the code on its stdin"),
+    "%%sh": ("shell-stdin", 1, "a %%sh cell: sh reads the code on its stdin"),
+    "%%script": ("shell-stdin", 1, "a %%script cell: the program reads the code on its stdin"),
+    "%sx": ("nested-string", 2, "a %sx line: the kernel hands the rest to a shell"),
+    "%system": ("nested-string", 2, "a %system line: the kernel hands the rest to a shell"),
+    "!": ("nested-string", 2, "a `!` line: the kernel hands the rest to a shell"),
+}
+"""Cell prefixes that make a kernel hand its code to a shell: (class, parse layers, detail).
+Longer prefixes first (`%%bash` before `%`, `!!` is a `!`)."""

@@ -143,12 +143,16 @@ def evaluate_sink(site: SinkSite, ctx: FileContext) -> Result | None:
         verdict = C.written_value(eng.value(_need(site.value)), BC.REMOTE_STRING, cc)
     elif kind in ("remote-argv", "docker"):
         verdict = _remote_argv(site, ctx, cc)
+    elif kind == "kernel":
+        verdict = C.kernel_input(eng.value(_need(site.value)), cc)
     if verdict is None:
         return None
     return _finding(site, verdict, ctx), verdict.fixed
 
 
-_BY_METHOD_NAME = frozenset({"remote", "session", "session-handle", "tty", "remote-argv", "docker"})
+_BY_METHOD_NAME = frozenset(
+    {"remote", "session", "session-handle", "tty", "remote-argv", "docker", "kernel"}
+)
 """Sink kinds recognised by a method name (`run`, `exec`, `sendline`, `send_keys`...)."""
 
 

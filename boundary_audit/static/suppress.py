@@ -79,6 +79,7 @@ def diagnostic(ig: InlineIgnore, target: Finding, language: str) -> Finding:
             confidence=Confidence.MEDIUM,
             sink=target.sink,
             model_controlled=target.model_controlled,
+            model_evidence=target.model_evidence,
         )
         .build()
     )

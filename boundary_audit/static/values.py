@@ -23,7 +23,9 @@ class Origin:
     """Where model output enters: a tool-call argument, an LLM response, a parsed action..."""
 
     kind: str
-    """`tool-call`, `llm-response`, `parsed-action`, or `name` (name-only evidence)."""
+    """`tool-call`, `llm-response`, `parsed-action` (traced to a source), `tool-entry` (a
+    parameter of a registered tool handler), `tool-name` (named like a command inside a tool
+    entry's class) or `name` (named like a command, and nothing else: not model-controlled)."""
     label: str
     path: str
     span: Span
@@ -31,8 +33,35 @@ class Origin:
 
     @property
     def strong(self) -> bool:
-        """False for name-only evidence (a parameter called `cmd` with no traced caller)."""
+        """True for evidence beyond a name: a traced source or a tool entry's parameter."""
+        return self.kind not in NAME_KINDS
+
+    @property
+    def counts(self) -> bool:
+        """True if this origin alone makes a value model-controlled (a bare name does not)."""
         return self.kind != "name"
+
+    @property
+    def level(self) -> str:
+        """The evidence level: `traced`, `tool-entry` or `name`."""
+        return EVIDENCE_OF.get(self.kind, "traced")
+
+
+NAME_KINDS = frozenset({"name", "tool-name"})
+EVIDENCE_OF = {"tool-entry": "tool-entry", "name": "name", "tool-name": "name"}
+EVIDENCE_RANK = {"traced": 3, "tool-entry": 2, "name": 1}
+"""Evidence levels, strongest first (`Finding.model_evidence`)."""
+
+
+@dataclass(frozen=True, slots=True)
+class Input:
+    """A value from outside the model: configuration, environment, a CLI flag, a person."""
+
+    kind: str
+    """`config`, `env`, `cli`, `human`, `mcp-server` or `hook` (see `catalogue/inputs.toml`)."""
+    label: str
+    path: str
+    span: Span
 
 
 @dataclass(frozen=True, slots=True)
@@ -53,6 +82,8 @@ class Prov:
     vars: frozenset[tuple[str, int, str]] = frozenset()
     """(path, function key, name) of every variable the value was read from."""
     steps: frozenset[Step] = frozenset()
+    inputs: frozenset[Input] = frozenset()
+    """Non-model sources the value comes from (configuration, environment, flags, a person)."""
 
     def join(self, other: Prov) -> Prov:
         """The union of two provenances."""
@@ -65,25 +96,43 @@ class Prov:
             self.unknown or other.unknown,
             self.vars | other.vars,
             self.steps | other.steps,
+            self.inputs | other.inputs,
         )
 
     def with_var(self, var: tuple[str, int, str]) -> Prov:
         """This provenance, also recording that the value passed through `var`."""
-        return Prov(self.origins, self.unknown, self.vars | {var}, self.steps)
+        return Prov(self.origins, self.unknown, self.vars | {var}, self.steps, self.inputs)
 
     def with_step(self, step: Step) -> Prov:
         """This provenance plus one related step."""
-        return Prov(self.origins, self.unknown, self.vars, self.steps | {step})
+        return Prov(self.origins, self.unknown, self.vars, self.steps | {step}, self.inputs)
 
     @property
     def constant(self) -> bool:
-        """True when the value is built from literals only."""
+        """True when no model output and nothing unknown reaches the value: literals, and
+        non-model inputs (configuration, environment, flags, a person's text) at most."""
         return not self.origins and not self.unknown
 
     @property
+    def configured(self) -> bool:
+        """True when the value is constant but some of it comes from a non-model input."""
+        return self.constant and bool(self.inputs)
+
+    @property
     def model(self) -> bool:
-        """True when a traced (not name-only) model-output origin reaches the value."""
+        """True when some origin makes the value model-controlled (a bare name does not)."""
+        return any(o.counts for o in self.origins)
+
+    @property
+    def traced(self) -> bool:
+        """True when evidence beyond a name reaches the value (a source or a tool entry)."""
         return any(o.strong for o in self.origins)
+
+    @property
+    def evidence(self) -> str | None:
+        """The strongest evidence level among the origins, or None."""
+        levels = {o.level for o in self.origins}
+        return max(levels, key=EVIDENCE_RANK.__getitem__) if levels else None
 
 
 EMPTY = Prov()

@@ -231,6 +231,7 @@ class FindingV1:
     severity: str
     confidence: str
     model_controlled: bool
+    model_evidence: str | None
     sanitizer: str | None
     sink: str
     snippet: str
@@ -266,6 +267,7 @@ class FindingV1:
             severity=f.severity.value,
             confidence=f.confidence.value,
             model_controlled=f.model_controlled,
+            model_evidence=f.model_evidence,
             sanitizer=f.sanitizer,
             sink=f.sink,
             snippet=snippet,
@@ -323,6 +325,7 @@ class SummaryV1:
     filtered: int
     files_scanned: int
     files_skipped: int
+    files_out_of_scope: int
     languages: dict[str, int]
     active_by_class: dict[str, int]
     active_by_severity: dict[str, int]
@@ -412,6 +415,7 @@ def to_dto(report: ScanReport) -> ReportV1:
         filtered=s.filtered,
         files_scanned=s.files_scanned,
         files_skipped=s.files_skipped,
+        files_out_of_scope=s.files_out_of_scope,
         languages=dict(report.languages),
         active_by_class=dict(s.active_by_class),
         active_by_severity=dict(s.active_by_severity),

@@ -136,7 +136,8 @@ def _header(report: ScanReport) -> list[str]:
             f"- Regenerate: {code(report.command)}"
             if report.command
             else "- Regenerate: (unknown)",
-            f"- Files scanned: {s.files_scanned} ({text(langs)}); skipped: {s.files_skipped}",
+            f"- Files scanned: {s.files_scanned} ({text(langs)}); skipped: {s.files_skipped}"
+            + (f"; left out by scope: {s.files_out_of_scope}" if s.files_out_of_scope else ""),
             f"- Findings: {s.findings} ({s.active} active, {s.suppressed} suppressed"
             + (f", {s.filtered} below threshold" if s.filtered else "")
             + ")",

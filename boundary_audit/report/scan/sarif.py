@@ -267,6 +267,7 @@ def to_sarif(report: ScanReport) -> JSON:
         "properties": {
             "target": report.target,
             "filesScanned": report.files_scanned,
+            "filesOutOfScope": report.files_out_of_scope,
             "filtered": report.filtered,
         },
     }

@@ -161,6 +161,8 @@ class TerminalFormat:
         s = report.summary
         langs = ", ".join(f"{k} {v}" for k, v in report.languages.items())
         text = f"{plural(s.files_scanned, 'file')} scanned" + (f" ({langs})" if langs else "")
+        if s.files_out_of_scope:
+            text += f", {s.files_out_of_scope} left out by scope"
         if report.skipped:
             kinds: dict[str, int] = {}
             for k in report.skipped:

@@ -39,6 +39,7 @@ SINK_KINDS = frozenset(
         "remote",
         "remote-argv",
         "docker",
+        "kernel",
     }
 )
 """Sink kinds a `@sink.<kind>` capture may name (see `analyze.evaluate_sink`)."""

@@ -11,11 +11,15 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from functools import cache
+from typing import TYPE_CHECKING
 
 import tree_sitter as ts
 
 from boundary_audit.static.ir import Attr, Call, Def, Expr, Function, Param, Ref, Span, Unknown
 from boundary_audit.static.parsing import MAX_DEPTH, TooDeep, language
+
+if TYPE_CHECKING:
+    from boundary_audit.static.entries import ToolEntries
 
 
 @cache
@@ -50,7 +54,17 @@ class Extractor:
         self._all_functions: list[Function] | None = None
         self._named: dict[str, list[Function]] = {}
         self._depth = 0
+        self._tools: ToolEntries | None = None
         self.imports: dict[str, str] = self.extract_imports()
+
+    @property
+    def tools(self) -> ToolEntries:
+        """The file's tool entry points (`entries.ToolEntries`, computed on first use)."""
+        if self._tools is None:
+            from boundary_audit.static.entries import ToolEntries
+
+            self._tools = ToolEntries(self)
+        return self._tools
 
     # -- text -------------------------------------------------------------------------------
     def text(self, node: ts.Node | None) -> str:
@@ -308,6 +322,35 @@ class Extractor:
             yield node
             if node.type in self.TOP_CONTAINERS:
                 stack.extend(reversed(node.children))
+
+    def resolve_callee(self, node: ts.Node) -> str:
+        """The canonical name of the callee of call node `node` ('' if not a name)."""
+        if node.type == "composite_literal":
+            return self.canonical(self.text(node.child_by_field_name("type")).replace(" ", ""))
+        call = self.expr(node)
+        return self.callee_name(call.callee) if isinstance(call, Call) else ""
+
+    def callee_name(self, callee: Expr) -> str:
+        """Canonical dotted name of a callee expression, through imports and the dynamic
+        spellings `getattr(mod, "f")`, `__import__("mod")`, `importlib.import_module("mod")`
+        and `require("mod")`; '' when the callee is not a name."""
+        if isinstance(callee, Ref):
+            return self.canonical(callee.name)
+        if isinstance(callee, Attr):
+            base = self.callee_name(callee.base)
+            return f"{base}.{callee.name}" if base else ""
+        if isinstance(callee, Call):
+            from boundary_audit.static.ir import Lit
+
+            fname = callee.name.rsplit(".", 1)[-1]
+            args = callee.args
+            if fname == "getattr" and len(args) >= 2 and isinstance(args[1], Lit):
+                base = self.callee_name(args[0])
+                return f"{base}.{args[1].text}" if base else ""
+            if fname in ("__import__", "import_module", "require") and args:
+                if isinstance(args[0], Lit):
+                    return args[0].text
+        return ""
 
     def canonical(self, dotted: str) -> str:
         """`dotted` with its first component replaced by what it was imported as."""

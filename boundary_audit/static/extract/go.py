@@ -46,6 +46,10 @@ _TRANSPARENT = frozenset(
 _FORMATTERS = frozenset({"fmt.Sprintf", "fmt.Errorf"})
 
 
+_STRUCT_PROCESSES = frozenset({"os/exec.Cmd"})
+"""Struct types whose composite literal is a process builder (see `handles.exec_struct`)."""
+
+
 class GoExtractor(Extractor):
     """IR extraction for Go files."""
 
@@ -170,6 +174,12 @@ class GoExtractor(Extractor):
                         else None
                     )
                     items.append((name, value))
+            tnode = node.child_by_field_name("type")
+            tname = self.text(tnode).replace(" ", "") if tnode is not None else ""
+            if tnode is not None and self.canonical(tname) in _STRUCT_PROCESSES:
+                # NOTE: `exec.Cmd{Path: p, Args: argv}` builds a command like a constructor call.
+                kwargs = tuple((k, v) for k, v in items if k is not None)
+                return Call(Span.of(node), Ref(Span.of(tnode), tname), tname, (), kwargs)
             return Map(Span.of(node), tuple(items))
         return Seq(Span.of(node), tuple(self.element(e) for e in elems))
 

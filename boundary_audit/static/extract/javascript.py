@@ -4,7 +4,7 @@ Covers template literals and `+` as templates, tagged templates (`` $`...` ``) a
 arrays and object literals, `const`/`let`/assignments with destructuring, `+=`, `for..of`,
 `argv.push(x)`, `this.x = ...`; functions, arrow functions and methods (an arrow function
 takes the name of the variable or object key it is bound to); ES imports and `require`.
-Functions passed to `tool(...)`-style registrations are marked as tools.
+Which functions are tool handlers is `entries.py`'s business.
 """
 
 from __future__ import annotations
@@ -44,17 +44,6 @@ _WRAPPERS = frozenset(
         "satisfies_expression",
         "non_null_expression",
         "type_assertion",
-    }
-)
-_TOOL_CALLS = frozenset(
-    {
-        "tool",
-        "registerTool",
-        "createTool",
-        "defineTool",
-        "DynamicTool",
-        "DynamicStructuredTool",
-        "addTool",
     }
 )
 
@@ -241,7 +230,6 @@ class JavaScriptExtractor(Extractor):
             parent=self.enclosing_function(node),
             is_method=is_method,
         )
-        fn.decorators = ("tool",) if self.registered_tool(node) else ()
         params = node.child_by_field_name("parameters")
         single = node.child_by_field_name("parameter")
         fn.params = (
@@ -276,20 +264,6 @@ class JavaScriptExtractor(Extractor):
             cls,
             node.type == "method_definition" or (parent is not None and parent.type == "pair"),
         )
-
-    def registered_tool(self, node: ts.Node) -> bool:
-        """True if the function is the handler of a tool registration (`tool({execute})`)."""
-        cur = node.parent
-        for _ in range(4):
-            if cur is None:
-                return False
-            if cur.type in ("call_expression", "new_expression"):
-                callee = cur.child_by_field_name("function") or cur.child_by_field_name(
-                    "constructor"
-                )
-                return self.dotted(callee).rsplit(".", 1)[-1] in _TOOL_CALLS
-            cur = cur.parent
-        return False
 
     def params(self, node: ts.Node) -> Iterator[Param]:
         for index, p in enumerate(c for c in node.named_children if c.type != "comment"):

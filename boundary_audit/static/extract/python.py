@@ -407,26 +407,39 @@ class PythonExtractor(Extractor):
 
     # -- imports ----------------------------------------------------------------------------
     def extract_imports(self) -> dict[str, str]:
+        """Imports anywhere in the file (a function-level import may not rebind a module-level
+        name: harnesses import optional SDKs inside the function that uses them)."""
         table: dict[str, str] = {}
-        for node in self.top_statements():
+        nodes = [
+            n.parent
+            for n in self.name_nodes("import")
+            if n.parent is not None
+            and n.parent.type in ("import_statement", "import_from_statement")
+        ]
+        nodes.sort(key=lambda n: (n.parent is not None and n.parent.type != "module", n.start_byte))
+        for node in nodes:
+            top = node.parent is not None and node.parent.type == "module"
+            put = table.__setitem__ if top else table.setdefault
             if node.type == "import_statement":
                 for item in node.named_children:
                     if item.type == "aliased_import":
-                        table[self.text(item.child_by_field_name("alias"))] = self.text(
-                            item.child_by_field_name("name")
+                        put(
+                            self.text(item.child_by_field_name("alias")),
+                            self.text(item.child_by_field_name("name")),
                         )
                     elif item.type == "dotted_name":
                         full = self.text(item)
                         table.setdefault(full.split(".")[0], full.split(".")[0])
-            elif node.type == "import_from_statement":
+            else:
                 module = self.text(node.child_by_field_name("module_name"))
                 for item in node.children_by_field_name("name"):
                     if item.type == "aliased_import":
-                        table[self.text(item.child_by_field_name("alias"))] = (
-                            f"{module}.{self.text(item.child_by_field_name('name'))}"
+                        put(
+                            self.text(item.child_by_field_name("alias")),
+                            f"{module}.{self.text(item.child_by_field_name('name'))}",
                         )
                     else:
-                        table[self.text(item)] = f"{module}.{self.text(item)}"
+                        put(self.text(item), f"{module}.{self.text(item)}")
         return table
 
 

@@ -1,0 +1,327 @@
+"""Sink sites from the catalogue (`catalogue/sinks.toml`): process APIs by canonical name and
+SDK methods by dotted suffix, found with the file's extractor instead of a query.
+
+The queries find the sinks whose spelling is fixed; these are the ones whose spelling is not:
+an imported alias (`from subprocess import Popen as p`), an import inside a function,
+`getattr(os, "system")`, `__import__("os").system`, and every SDK whose receiver is an object
+of the harness (`self._sandbox.commands.run`, `_as_api(sandbox).pty.send_stdin`). An SDK's
+methods count only in a file that imports the SDK (statically, in a function, or by naming
+the module in a string for a lazy import); a method name unlikely to mean anything else may
+count everywhere (`modules = []`).
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from functools import cache
+from typing import TYPE_CHECKING
+
+import tree_sitter as ts
+
+from boundary_audit.static import catalogue
+from boundary_audit.static.checks.base import SinkSite
+from boundary_audit.static.parsing import QUERY_DIALECT
+
+if TYPE_CHECKING:
+    from boundary_audit.static.extract.base import Extractor
+
+
+@dataclass(frozen=True)
+class SdkSink:
+    """One sink method of an SDK."""
+
+    call: str
+    kind: str
+    arg: int | str
+    key: str | None
+    receivers: frozenset[str]
+
+
+@dataclass(frozen=True)
+class Sdk:
+    """An SDK's sinks, the modules that show a file uses it, and text it needs."""
+
+    name: str
+    modules: tuple[str, ...]
+    requires: tuple[bytes, ...]
+    sinks: tuple[SdkSink, ...]
+    unwrap: tuple[str, ...]
+    builders: tuple[tuple[str, str], ...]
+    not_process: tuple[str, ...] = ()
+    """Constructors of a sink argument that is no process (`Command::ReadFile(path)` handed
+    to swiftide's `exec_cmd`): a site whose argument is one of them is no sink."""
+
+
+@cache
+def sdks(dialect: str) -> tuple[Sdk, ...]:
+    """The `[[sdk]]` entries of `dialect`."""
+    out = []
+    for e in catalogue.entries("sinks", "sdk"):
+        if e.get("lang") != dialect:
+            continue
+        sinks = tuple(
+            SdkSink(
+                str(s["call"]),
+                str(s["kind"]),
+                s.get("arg", 0),
+                s.get("key"),
+                frozenset(str(r) for r in s.get("receivers", ())),
+            )
+            for s in e.get("sinks", ())
+        )
+        out.append(
+            Sdk(
+                str(e["name"]),
+                catalogue.strings(e, "modules"),
+                tuple(r.encode() for r in catalogue.strings(e, "requires")),
+                sinks,
+                catalogue.strings(e, "unwrap"),
+                tuple((str(b["call"]), str(b["handler"])) for b in e.get("builders", ())),
+                tuple(n.replace("::", ".") for n in catalogue.strings(e, "not_process")),
+            )
+        )
+    return tuple(out)
+
+
+@cache
+def api_handlers() -> dict[str, str]:
+    """Canonical process API name -> handler name, every `[[api]]` entry."""
+    out: dict[str, str] = {}
+    for e in catalogue.entries("sinks", "api"):
+        for name in catalogue.strings(e, "names"):
+            out[name] = str(e["handler"])
+    return out
+
+
+@cache
+def api_names(dialect: str) -> frozenset[str]:
+    """Canonical process API names of `dialect`'s `[[api]]` entries."""
+    return frozenset(
+        name
+        for e in catalogue.entries("sinks", "api")
+        if e.get("lang") == dialect
+        for name in catalogue.strings(e, "names")
+    )
+
+
+@cache
+def unwrapped() -> frozenset[str]:
+    """Constructors whose value is their first argument (`Command::Shell(cmd)`)."""
+    return frozenset(u for d in QUERY_DIALECT.values() for s in sdks(d) for u in s.unwrap)
+
+
+@cache
+def _module_pattern(dialect: str, module: str) -> re.Pattern[bytes]:
+    m = re.escape(module.encode())
+    if dialect == "python":
+        return re.compile(
+            rb"(?m)^[ \t]*(?:from[ \t]+" + m + rb"(?:\.[\w.]+)?[ \t]+import|import[ \t]+(?:[\w.]+"
+            rb"[ \t]*,[ \t]*)*" + m + rb"(?![\w]))|[\"']" + m + rb"(?:\.[\w.]+)?[\"']"
+        )
+    if dialect == "rust":
+        return re.compile(rb"(?<![\w:])" + m + rb"::")
+    return re.compile(rb"[\"'`]" + m + rb"(?:/[^\"'`]*)?[\"'`]")
+
+
+def uses(dialect: str, data: bytes, sdk: Sdk) -> bool:
+    """True if the file imports (or names) one of the SDK's modules and has its required text."""
+    if sdk.requires and not any(r in data for r in sdk.requires):
+        return False
+    if not sdk.modules:
+        return True
+    return any(
+        module.encode() in data and _module_pattern(dialect, module).search(data)
+        for module in sdk.modules
+    )
+
+
+def may_have_sites(dialect: str, data: bytes) -> bool:
+    """Cheap test: could this file hold a catalogue site (an SDK in use, an aliased API)?"""
+    if dialect == "python" and (b" as " in data or b"getattr(" in data or b"__import__" in data):
+        return True
+    if dialect in ("javascript", "go") and any(n.encode() in data for n in api_names(dialect)):
+        return True
+    return any(uses(dialect, data, sdk) for sdk in sdks(dialect))
+
+
+def _callee_text(ex: Extractor, call: ts.Node) -> str:
+    callee = call.child_by_field_name(ex.CALLEE_FIELD) or call.child_by_field_name("constructor")
+    text = ex.text(callee)
+    return re.sub(r"\s+", "", text).replace("?.", ".").replace("::", ".").replace("!.", ".")
+
+
+def _suffix(name: str, call: str) -> bool:
+    call = call.replace("::", ".")
+    return name == call or name.endswith("." + call)
+
+
+def _receiver_last(name: str, call: str) -> str:
+    """`self._sandbox` of `self._sandbox.exec` for call `exec`: its last name (`_sandbox`)."""
+    head = name[: -len(call)].rstrip(".")
+    head = re.sub(r"\(.*\)$", "", head)
+    return head.rsplit(".", 1)[-1]
+
+
+def sites(ex: Extractor) -> list[SinkSite]:
+    """Every catalogue sink site of the file."""
+    dialect = QUERY_DIALECT[ex.lang]
+    data = ex.data
+    out: list[SinkSite] = []
+    for sdk in sdks(dialect):
+        if not uses(dialect, data, sdk):
+            continue
+        for sink in sdk.sinks:
+            last = sink.call.replace("::", ".").rsplit(".", 1)[-1]
+            if last.encode() not in data:
+                continue
+            for call in ex.call_nodes(last):
+                name = _callee_text(ex, call)
+                if not _suffix(name, sink.call):
+                    continue
+                if sink.receivers and _receiver_last(name, sink.call) not in sink.receivers:
+                    continue
+                value = select(ex, call, sink.arg, sink.key)
+                if sdk.not_process and _built_by(ex, call, value, sdk.not_process):
+                    continue
+                callee = call.child_by_field_name(ex.CALLEE_FIELD) or call
+                out.append(SinkSite(f"catalogue:{sdk.name}", sink.kind, call, value, callee))
+        for builder, _handler in sdk.builders:
+            last = builder.rsplit(".", 1)[-1]
+            for call in ex.call_nodes(last):
+                if _suffix(_callee_text(ex, call), builder):
+                    callee = call.child_by_field_name(ex.CALLEE_FIELD) or call
+                    args = call.child_by_field_name("arguments")
+                    out.append(SinkSite(f"catalogue:{sdk.name}", "process", call, args, callee))
+    out.extend(_api_sites(ex, dialect))
+    return out
+
+
+_WRAPPERS = ("reference_expression", "parenthesized_expression", "unary_expression")
+
+
+def _built_by(ex: Extractor, call: ts.Node, value: ts.Node | None, names: tuple[str, ...]) -> bool:
+    """True if `value` (through `&`) is a call of one of `names`, or a local variable of the
+    enclosing function every definition of which is one."""
+    from boundary_audit.static.ir import Call
+
+    while value is not None and value.type in _WRAPPERS and value.named_child_count == 1:
+        value = value.named_children[0]
+    if value is None:
+        return False
+    if value.type in ex.CALL_TYPES:
+        return any(_suffix(_callee_text(ex, value), n) for n in names)
+    if value.type != "identifier":
+        return False
+    defs = ex.filled(ex.function_at(call)).defs.get(ex.text(value), [])
+    return bool(defs) and all(
+        isinstance(d.value, Call)
+        and any(_suffix(d.value.name.replace("::", "."), n) for n in names)
+        for d in defs
+    )
+
+
+def _api_sites(ex: Extractor, dialect: str) -> list[SinkSite]:
+    """Process API calls whose callee resolves to a catalogue API through an alias."""
+    names = api_names(dialect)
+    if not names:
+        return []
+    out: list[SinkSite] = []
+    locals_: set[str] = set()
+    for alias, target in ex.imports.items():
+        canon = target.replace("::", ".")
+        if canon in names or any(n.startswith(canon + ".") for n in names):
+            locals_.add(alias)
+    for n in names:
+        locals_.add(n.rsplit(".", 1)[-1])
+        if "." not in n and "/" not in n:
+            locals_.add(n)
+    if dialect == "python":
+        locals_.update(("getattr", "__import__", "import_module"))
+    seen: set[int] = set()
+    for local in sorted(locals_):
+        if not local.replace("_", "a").replace("$", "a").isalnum():
+            continue
+        for node in ex.name_nodes(local):
+            call = _enclosing_call(ex, node)
+            if call is None or call.start_byte in seen:
+                continue
+            resolved = ex.resolve_callee(call)
+            if resolved in names or ("." in resolved and resolved.rsplit(".", 1)[-1] in names):
+                seen.add(call.start_byte)
+                callee = call.child_by_field_name(ex.CALLEE_FIELD) or call
+                args = call.child_by_field_name("arguments")
+                out.append(SinkSite("catalogue:api", "process", call, args, callee))
+    return out
+
+
+def _enclosing_call(ex: Extractor, node: ts.Node) -> ts.Node | None:
+    """The call whose callee contains `node`: `f(...)`, `a.f(...)`, `getattr(a, "f")(...)`."""
+    cur = node
+    for _ in range(6):
+        parent = cur.parent
+        if parent is None:
+            return None
+        if parent.type in ex.CALL_TYPES or parent.type == "composite_literal":
+            callee = (
+                parent.child_by_field_name(ex.CALLEE_FIELD)
+                or parent.child_by_field_name("constructor")
+                or parent.child_by_field_name("type")
+            )
+            if callee is not None and callee.start_byte <= node.start_byte < callee.end_byte:
+                return parent
+            if parent.type in ex.CALL_TYPES and cur.type in ("argument_list", "arguments"):
+                cur = parent
+                continue
+            return None
+        cur = parent
+    return None
+
+
+def select(ex: Extractor, call: ts.Node, arg: int | str, key: str | None) -> ts.Node | None:
+    """The argument node of `call` a sink entry names (position, then key); None if absent."""
+    anode = call.child_by_field_name("arguments")
+    if anode is None:
+        return None
+    if arg == "*":
+        return anode
+    kids = [a for a in anode.named_children if a.type != "comment"]
+    if key is not None:
+        for a in kids:
+            if a.type == "keyword_argument" and ex.text(a.child_by_field_name("name")) == key:
+                return a.child_by_field_name("value")
+    positional = [a for a in kids if a.type != "keyword_argument"]
+    index = int(arg)
+    if not -len(positional) <= index < len(positional):
+        return None
+    node = positional[index]
+    if key is not None:
+        inner = _keyed(ex, node, key)
+        if inner is not None:
+            return inner
+    return node
+
+
+def _keyed(ex: Extractor, node: ts.Node, key: str) -> ts.Node | None:
+    """The value under `key` in a dict/object literal or in a constructor call's keywords."""
+    if node.type in ("dictionary", "object"):
+        for pair in node.named_children:
+            if pair.type == "pair":
+                k = ex.text(pair.child_by_field_name("key")).strip("'\"`")
+                if k == key:
+                    return pair.child_by_field_name("value")
+            elif pair.type == "shorthand_property_identifier" and ex.text(pair) == key:
+                return pair
+    if node.type in ex.CALL_TYPES:
+        args = node.child_by_field_name("arguments")
+        for a in args.named_children if args is not None else ():
+            if a.type == "keyword_argument" and ex.text(a.child_by_field_name("name")) == key:
+                return a.child_by_field_name("value")
+            if a.type in ("dictionary", "object"):
+                inner = _keyed(ex, a, key)
+                if inner is not None:
+                    return inner
+    return None
+
+
+__all__ = ["Sdk", "SdkSink", "api_handlers", "may_have_sites", "sdks", "sites", "unwrapped", "uses"]

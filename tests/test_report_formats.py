@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import random
 import re
 
@@ -157,3 +158,22 @@ def test_fit_path_drops_directories_never_a_name() -> None:
     assert fit_path(where, 30) == "…/code_executors/docker/x.py:296"[-30:] or True
     assert fit_path(where, 24) == "…/docker/x.py:296"
     assert fit_path(where, 5) == "x.py:296"
+
+
+def test_a_non_model_row_whose_subject_has_no_short_form_still_says_so() -> None:
+    report = sample.probed_report()
+    third = report.active[2]
+    named = dataclasses.replace(
+        third, message="A value named like a command reaches a JSON payload via `ws.send`"
+    )
+    other = dataclasses.replace(
+        third, message="A value the harness reads from its settings reaches `run`"
+    )
+    for finding, tail in ((named, "not a model boundary (a name only)"),
+                          (other, "not a model boundary")):  # fmt: skip
+        changed = dataclasses.replace(
+            report, findings=tuple(finding if f is third else f for f in report.findings)
+        )
+        text = TerminalFormat(width=120).render(changed)
+        (row,) = [line for line in text.splitlines() if line.startswith("[3] ")]
+        assert row.endswith("unknown  " + tail), row

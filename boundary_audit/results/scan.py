@@ -479,6 +479,7 @@ _SHORT_SUBJECT = {
     "a value of unknown origin": "unknown origin",
     "a constant command": "constant",
     "a fixed program with data arguments": "fixed program",
+    "a value named like a command": "a name only",
 }
 
 

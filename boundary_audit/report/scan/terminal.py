@@ -218,7 +218,7 @@ class TerminalFormat:
             )
             if row.status == "not-model":
                 tail = next(
-                    (t for t in (row.why, row.short) if len(t) <= self.width - len(lead)),
+                    (t for t in (row.why, row.short) if t and len(t) <= self.width - len(lead)),
                     "not a model boundary",
                 )
                 out.append(Text(lead + tail, style="dim"))

@@ -18,3 +18,7 @@ pytest_plugins: list[str] = [
     "tests.support.sshd",
     "tests.support.llm_mock",
 ]
+
+collect_ignore = ["fixtures"]
+"""Scanned code, never our tests: a scope fixture is named like a test (`tests/test_agent.py`)
+on purpose, and pytest would collect it."""

@@ -341,9 +341,18 @@ def test_nothing_survives_the_tool(
             for c in ("pids", "memory", "cpu")
             for p in Path(f"/sys/fs/cgroup/{c}/boundary-audit").glob(f"{cli.pid}.*")
         ]
-        return not (alive or kept or running or cgroups or _ledger_of(cli.pid))
+        left[:] = [
+            *alive,
+            *kept,
+            *running,
+            *cgroups,
+            *([_ledger_of(cli.pid)] if _ledger_of(cli.pid) else []),
+        ]
+        return not left
 
-    assert _wait_for(clean, 30), "something the killed probe started is still there"
+    left: list[object] = []
+    # The guardian stops daemons with a grace each; under a loaded machine that takes a while.
+    assert _wait_for(clean, 90), f"something the killed probe started is still there: {left}"
     sock = str(dockerd_service.socket)
     for rec in containers:
         assert supervisor.engine_request(sock, "GET", f"/containers/{rec['id']}/json") == 404

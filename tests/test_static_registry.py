@@ -183,3 +183,81 @@ def test_the_sink_prefilter_never_skips_a_file_with_a_sink_match() -> None:
             assert may_have_sinks(QUERY_DIALECT[lang], data), f"prefilter skips {path.name}"
     assert matched >= 60
     assert not may_have_sinks("python", b"def helper(items):\n    return sorted(items)\n")
+
+
+def _catalogue_entries() -> list[tuple[str, str, dict[str, object]]]:
+    from boundary_audit.static import catalogue
+
+    return [
+        (name, key, entry)
+        for name in catalogue.TABLES
+        if resources.files(catalogue).joinpath(f"{name}.toml").is_file()
+        for key, found in catalogue.table(name).items()
+        if isinstance(found, list)
+        for entry in found
+    ]
+
+
+CATALOGUE = _catalogue_entries()
+_SPELLING_KEYS = ("names", "calls", "constructors", "decorators", "class_decorators", "bases")
+_SPELLING_KEYS += ("methods", "attributes", "traits", "fields", "types")
+
+
+def _spellings(entry: dict[str, object]) -> set[str]:
+    """The last names of every callee, class, decorator... the entry matches."""
+    found: list[str] = []
+    for key in _SPELLING_KEYS:
+        value = entry.get(key, [])
+        found += [str(v) for v in value] if isinstance(value, list) else []
+    for key in ("sinks", "wrappers", "builders"):
+        value = entry.get(key, [])
+        found += (
+            [str(d["call"]) for d in value if isinstance(d, dict)]
+            if isinstance(value, list)
+            else []
+        )
+    return {re.split(r"\.|::|/|\(\)", s)[-1] for s in found} - {"*", ""}
+
+
+def _entry_id(item: tuple[str, str, dict[str, object]]) -> str:
+    name, key, entry = item
+    label = entry.get("sdk") or entry.get("framework") or entry.get("name") or entry.get("kind")
+    return f"{name}.{key}.{label or entry.get('handler')}.{entry.get('lang', '')}"
+
+
+def test_every_catalogue_table_parses_and_every_entry_names_a_fixture() -> None:
+    from boundary_audit.static import catalogue
+
+    assert {name for name, _, _ in CATALOGUE} == set(catalogue.TABLES)
+    assert len(CATALOGUE) >= 90
+    assert all(isinstance(e.get("fixture"), str) for _, _, e in CATALOGUE)
+
+
+@pytest.mark.parametrize("item", CATALOGUE, ids=_entry_id)
+def test_every_catalogue_fixture_exists_and_the_fixture_test_asserts_it(
+    item: tuple[str, str, dict[str, object]],
+) -> None:
+    """The fixture sits in a folder `test_fixture_folder_yields_exactly_the_marked_findings`
+    scans, is a file of the entry's language that the default scan reads (a scope rule's
+    fixture: one its own rule leaves out), has expectation markers and shows the entry."""
+    from boundary_audit.static.parsing import detect_language
+    from boundary_audit.static.scope import excluded_by
+    from tests.test_static_fixtures import FOLDERS
+
+    name, _, entry = item
+    rel = str(entry["fixture"])
+    path = FIXTURES / rel
+    assert path.is_file(), f"missing fixture {rel}"
+    folder, inside = rel.split("/", 1)
+    assert folder in FOLDERS
+    lang = detect_language(path.name, path.read_bytes()[:256])
+    assert lang is not None
+    if name == "scope":
+        assert excluded_by(inside) == entry["kind"]
+        return
+    assert excluded_by(inside) is None
+    assert entry["lang"] in (QUERY_DIALECT[lang], "any")
+    assert codes_in(path), f"{rel} has no expectation marker"
+    text = path.read_text(encoding="utf-8")
+    shown = {s for s in _spellings(entry) if re.search(rf"(?<![\w-]){re.escape(s)}(?![\w-])", text)}
+    assert shown, f"{rel} shows none of {sorted(_spellings(entry))}"

@@ -4,8 +4,9 @@
   calls and constructors, the harness-side wrappers around them, tool entry points (the
   decorators, base classes, wrapper calls, tool objects, attributes and traits by which a
   function is registered as a tool), decoders of tool-call arguments, action parsers.
-- `inputs.toml`: values that are *not* the model's: settings and configuration files, the
-  environment, CLI flags, MCP server definitions, hook commands, text a person typed.
+- (no table yet) values that are *not* the model's (settings and configuration files, the
+  environment, CLI flags, MCP server definitions, hook commands, text a person typed) are
+  recognised in code (`values.Input`), not read from a table.
 - `sinks.toml`: process sinks beyond the check queries, per SDK and API: sandbox and kernel
   clients, PTY and websocket writes, GUI keystroke injectors, editor terminals, process
   libraries, embedded shell interpreters.
@@ -14,7 +15,9 @@
 
 Every entry names its fixture (a path under `tests/fixtures/checks/`), which shows the
 convention with exact expectations; `tests/test_static_registry.py` checks that each one
-exists and mentions the entry. Files are parsed once per process, on first use.
+exists, sits in a folder the fixture test scans (so its `# expect:` markers are asserted),
+has markers and shows one of the entry's spellings. Files are parsed once per process, on
+first use.
 """
 
 from __future__ import annotations
@@ -24,7 +27,7 @@ from functools import cache
 from importlib import resources
 from typing import Any
 
-TABLES = ("sources", "inputs", "sinks", "scope")
+TABLES = ("sources", "sinks", "scope")
 
 
 @cache

@@ -58,7 +58,8 @@ class Input:
     """A value from outside the model: configuration, environment, a CLI flag, a person."""
 
     kind: str
-    """`config`, `env`, `cli`, `human`, `mcp-server` or `hook` (see `catalogue/inputs.toml`)."""
+    """`config`, `env`, `cli`, `human`, `mcp-server` or `hook`. NOTE: nothing produces these
+    yet; recognising non-model sources (issue 9, part 3) is still to be built."""
     label: str
     path: str
     span: Span

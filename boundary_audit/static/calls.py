@@ -24,6 +24,7 @@ from boundary_audit.static.handles import (
     join_list,
 )
 from boundary_audit.static.ir import Attr, Call, Expr, Function, Lit, Map, Param, Ref, Spread
+from boundary_audit.static.parsing import QUERY_DIALECT
 from boundary_audit.static.values import (
     EMPTY,
     UNKNOWN,
@@ -234,7 +235,8 @@ class CallEvaluator:
         last = cn.rsplit(".", 1)[-1]
         kind: str | None = None
         label = ""
-        if K.llm_call(cn) or K.llm_call(call.name):
+        dialect = QUERY_DIALECT[self.ex.lang]
+        if K.llm_call(cn, dialect) or K.llm_call(call.name, dialect):
             kind, label, contract = "llm-response", f"{call.name}(…)", Contract.RAW
         elif last in K.ACTION_PARSERS:
             kind, label, contract = "parsed-action", f"{call.name}(…)", Contract.RAW

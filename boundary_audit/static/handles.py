@@ -72,9 +72,15 @@ def _truthy_option(call: Call, key: str) -> bool:
                 value = a.get(key)
     if value is None:
         return False
-    return not (
-        isinstance(value, Lit) and value.text in ("False", "false", "None", "null", "undefined")
-    )
+    if not isinstance(value, Lit):
+        return True  # not known statically: a shell may be asked for
+    if value.is_str:
+        return value.text != ""  # `shell=""` is falsy; any other string is truthy
+    return value.text not in FALSY_LITERALS
+
+
+FALSY_LITERALS = frozenset({"False", "false", "None", "null", "undefined", "0", "0.0", "0n"})
+"""Non-string literals a language evaluates as false (`shell=0` runs no shell)."""
 
 
 def _arg(call: Call, i: int, key: str | None = None) -> Expr | None:

@@ -130,17 +130,20 @@ def _llm_tables() -> tuple[
 ]:
     calls: list[str] = []
     clients: dict[str, frozenset[str]] = {}
+    by_dialect: dict[str, list[str]] = {}
     receivers: set[str] = set()
     methods: set[str] = set()
     callables: set[str] = set()
     for e in catalogue.entries("sources", "llm"):
         calls.extend(catalogue.strings(e, "calls"))
+        by_dialect.setdefault(str(e.get("lang", "")), []).extend(catalogue.strings(e, "calls"))
         for ctor in catalogue.strings(e, "constructors"):
             clients[ctor] = frozenset(catalogue.strings(e, "methods"))
     for e in catalogue.entries("sources", "llm_wrapper"):
         receivers.update(r.lower() for r in catalogue.strings(e, "receivers"))
         methods.update(catalogue.strings(e, "methods"))
         callables.update(catalogue.strings(e, "callables"))
+    _CALLS_BY_DIALECT.update({d: tuple(dict.fromkeys(c)) for d, c in by_dialect.items()})
     return (
         tuple(dict.fromkeys(calls)),
         clients,
@@ -149,6 +152,10 @@ def _llm_tables() -> tuple[
         frozenset(callables),
     )
 
+
+_CALLS_BY_DIALECT: dict[str, tuple[str, ...]] = {}
+"""Each `[[llm]]` entry's `calls` under its own `lang`: a bare `complete` is Rust's
+`CompletionModel::complete`, not any `x.complete()` of Python, TypeScript or Go."""
 
 LLM_CALL_SUFFIXES, LLM_CLIENTS, LLM_RECEIVERS, LLM_WRAPPER_METHODS, LLM_CALLABLES = _llm_tables()
 """From `catalogue/sources.toml`: dotted-name suffixes of calls whose result is model output;
@@ -239,15 +246,18 @@ def is_command_name(name: str) -> bool:
     return bool(COMMAND_NAME.match(name))
 
 
-_SUFFIX_BY_LAST: dict[str, tuple[str, ...]] = {}
-for _s in LLM_CALL_SUFFIXES:
-    _last = _s.rsplit(".", 1)[-1]
-    _SUFFIX_BY_LAST[_last] = (*_SUFFIX_BY_LAST.get(_last, ()), _s)
+_SUFFIX_BY_LAST: dict[str, dict[str, tuple[str, ...]]] = {}
+for _dialect, _calls in _CALLS_BY_DIALECT.items():
+    _table = _SUFFIX_BY_LAST.setdefault(_dialect, {})
+    for _s in _calls:
+        _last = _s.rsplit(".", 1)[-1]
+        _table[_last] = (*_table.get(_last, ()), _s)
 
 
-def llm_call(name: str) -> bool:
-    """True if a dotted callee name is an LLM client call, or a harness wrapper's."""
-    suffixes = _SUFFIX_BY_LAST.get(name.rsplit(".", 1)[-1], ())
+def llm_call(name: str, dialect: str) -> bool:
+    """True if a dotted callee name is an LLM client call of `dialect` (a `queries/` dialect:
+    python, javascript, go, rust), or a harness wrapper's."""
+    suffixes = _SUFFIX_BY_LAST.get(dialect, {}).get(name.rsplit(".", 1)[-1], ())
     if any(name == s or name.endswith("." + s) for s in suffixes):
         return True
     receiver, _, method = name.rpartition(".")

@@ -247,6 +247,9 @@ class GoExtractor(Extractor):
             lefts = self.exprs(node.child_by_field_name("left"))
             rights = self.exprs(node.child_by_field_name("right"))
             yield from self.pairs(node, lefts, rights, op == "+=")
+            for rhs in rights:  # `err := json.Unmarshal(b, &v)` (also an `if` initializer)
+                if rhs.type == "call_expression":
+                    yield from self.decode_into(rhs)
         elif t == "var_spec":
             names = node.children_by_field_name("name")
             rights = self.exprs(node.child_by_field_name("value"))

@@ -349,7 +349,10 @@ def test_a_clone_orphaned_by_a_killed_scan_is_killed(
     url, cache = git_proxy.url("r.git"), tmp_path / "cache"
     slot = MirrorSlot.for_url(url, cache)
     git_proxy.rate = 128 * 1024  # ~24 s for the pack: the clone is still running when we look
-    scan = subprocess.Popen([sys.executable, "-c", SCAN, url, str(cache)])
+    # A state dir of its own: any other boundary-audit process of the shared test state dir
+    # (the other xdist worker) would reap the dead scan's ledger — and its clone — first.
+    env = {**os.environ, "BOUNDARY_AUDIT_STATE_DIR": str(tmp_path / "state")}
+    scan = subprocess.Popen([sys.executable, "-c", SCAN, url, str(cache)], env=env)
     deadline = time.monotonic() + 30
     while git_proxy.bytes_down < 64 * 1024 or not _lock_children(slot):
         assert time.monotonic() < deadline, "the clone never started"

@@ -10,6 +10,7 @@ values), or else an opaque value carrying its arguments' provenance.
 
 from __future__ import annotations
 
+import shlex
 from typing import TYPE_CHECKING
 
 from boundary_audit.static import knowledge as K
@@ -25,6 +26,7 @@ from boundary_audit.static.handles import (
 )
 from boundary_audit.static.ir import Attr, Call, Expr, Function, Lit, Map, Param, Ref, Spread
 from boundary_audit.static.parsing import QUERY_DIALECT
+from boundary_audit.static.receivers import receiver_classes
 from boundary_audit.static.values import (
     EMPTY,
     UNKNOWN,
@@ -38,6 +40,7 @@ from boundary_audit.static.values import (
     Ser,
     Step,
     Str,
+    Text,
     Tok,
     alts,
     join_all,
@@ -194,6 +197,8 @@ class CallEvaluator:
             inner = prov_of(self.engine.eval(arg0, fn)) if arg0 is not None else EMPTY
             if kind == K.SERIALIZER:
                 return Ser(display, inner, self.ex.path, call.span)
+            if display in K.JOINERS and arg0 is not None:
+                return self.joined(self.engine.eval(arg0, fn), inner, display, call)
             return Str((Hole(inner, display, call.span),))
         if cn in K.TOKENIZERS and arg0 is not None:
             return Tok(self.engine.eval(arg0, fn), K.TOKENIZERS[cn], self.ex.path, call.span)
@@ -229,6 +234,30 @@ class CallEvaluator:
         if cn in PURE:
             return Opq(joined)
         return Opq(joined.join(UNKNOWN))
+
+    def joined(self, argv: AValue, inner: Prov, display: str, call: Call) -> AValue:
+        """`shlex.join(argv)`: one command line, each word quoted (see `K.JOINERS`).
+
+        An argv of known words that starts with a fixed program other than a shell becomes
+        that line: literal words as text, the others as holes quoted by the joiner. An argv
+        whose program is not fixed gives a command chosen by whoever chose the argv.
+        """
+        if not _fixed_program(argv):
+            note = f"{display} of an argv whose program is not fixed: the words are a command"
+            step = Step(self.ex.path, call.span, note)
+            return Str((Hole(inner.with_step(step), None, call.span),))
+        if not isinstance(argv, Lst) or argv.rest is not None:
+            return Str((Hole(inner, display, call.span),))
+        pieces: list[Text | Hole] = []
+        for i, item in enumerate(argv.items):
+            if i:
+                pieces.append(Text(" ", self.ex.path, call.span))
+            text = item.literal() if isinstance(item, Str) else None
+            if text is not None:
+                pieces.append(Text(shlex.quote(text), self.ex.path, call.span))
+            else:
+                pieces.append(Hole(prov_of(item), display, call.span))
+        return Str(tuple(pieces))
 
     def source(self, call: Call, cn: str, fn: Function) -> AValue | None:
         """A model-output source value if the call is an LLM call or an action parser."""
@@ -406,6 +435,26 @@ class CallEvaluator:
         values = [child.eval(r, target) for r in returns]
         return None if child.budget.steps > MAX_STEPS else values
 
+    def may_reach(self, call: Call, caller: Function, cls: str) -> bool:
+        """Whether `call` (a method call of this file) may invoke a method of class `cls`:
+        not where its receiver is a module this file imports (`subprocess.run`), nor where
+        the caller's code types the receiver as a class unrelated to `cls` (`receivers`)."""
+        callee = call.callee
+        assert isinstance(callee, Attr)
+        base = callee.base
+        if (
+            isinstance(base, Ref)
+            and base.name in self.ex.imports
+            and not caller.param(base.name)
+            and not self.ex.filled(caller).defs.get(base.name)
+        ):
+            return False
+        corpus = self.engine.corpus
+        if corpus is not None:
+            return corpus.may_reach(self.ex, call, caller, cls, required=False)
+        known = receiver_classes(self.ex, call, caller)
+        return not known or cls in known
+
     def arguments_for(self, fn: Function, p: Param) -> list[AValue]:
         """Values passed to parameter `p` of `fn` at each call site in this file."""
         found: list[AValue] = []
@@ -419,9 +468,16 @@ class CallEvaluator:
             if not fn.is_method and via_attr and not self.ex.unqualified_call_ok(call):
                 continue
             caller = self.ex.function_at(node)
+            if fn.is_method and fn.cls and not self.may_reach(call, caller, fn.cls):
+                continue
             arg = call.kwarg(p.name)
+            step = Step(self.ex.path, call.span, f"passed as `{p.name}` to {fn.name}()")
             if arg is None:
                 index = p.index - (1 if fn.self_param and via_attr else 0)
+                rest = variadic_rest(self.engine, call, index, caller, _variadic(self, p))
+                if rest is not None:
+                    found.append(with_step(rest, step))
+                    continue
                 if any(isinstance(a, Spread) for a in call.args[: index + 1]):
                     found.append(Opq(UNKNOWN))
                     continue
@@ -430,9 +486,33 @@ class CallEvaluator:
                 continue
             if p.field is not None and isinstance(arg, Map):
                 arg = arg.get(p.field) or arg
-            step = Step(self.ex.path, call.span, f"passed as `{p.name}` to {fn.name}()")
             found.append(with_step(self.engine.eval(arg, caller), step))
         return found
+
+
+def _fixed_program(argv: AValue) -> bool:
+    """Whether every shape of `argv` starts with a literal program that is not a shell."""
+    shapes = options(argv)
+    for shape in shapes:
+        if not isinstance(shape, Lst) or not shape.items:
+            return False
+        head = shape.items[0]
+        text = head.literal() if isinstance(head, Str) else None
+        if text is None or not text or P.is_shell(text):
+            return False
+    return bool(shapes)
+
+
+def variadic_rest(
+    engine: Engine, call: Call, index: int, caller: Function, variadic: bool
+) -> AValue | None:
+    """What a variadic parameter (`*command`) at argument `index` receives from a call that
+    spreads a list into it (`self._exec(*argv)`): the call's arguments from `index` on, as a
+    list. None where the spread comes before `index` (the parameter's position is unknown)
+    or the parameter takes one argument."""
+    if not variadic or index < 0 or any(isinstance(a, Spread) for a in call.args[:index]):
+        return None
+    return engine.sequence(call.args[index:], caller, call.span)
 
 
 def _variadic(calls: CallEvaluator, p: Param) -> bool:

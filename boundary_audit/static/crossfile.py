@@ -14,6 +14,7 @@ tracing stays cheap and deterministic.
 from __future__ import annotations
 
 import bisect
+import re
 from collections import OrderedDict
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
@@ -22,6 +23,7 @@ from boundary_audit.static.extract import extractor_for
 from boundary_audit.static.extract.base import Extractor
 from boundary_audit.static.ir import Attr, Call, Function, Ref, Spread
 from boundary_audit.static.parsing import TooDeep, parse, utf8_safe
+from boundary_audit.static.receivers import receiver_classes
 from boundary_audit.static.values import UNKNOWN, AValue, Opq, Step
 
 if TYPE_CHECKING:
@@ -77,6 +79,12 @@ FAMILY = {
     "shell": "sh",
 }
 
+_CLASS_HEADER = {
+    "py": rb"\bclass\s+NAME\s*\(([^)]*)\)",
+    "js": rb"\bclass\s+NAME\b[^{]*?\b(?:extends|implements)\s+([^{]*)\{",
+}
+"""A class declaration's header, with its bases in group 1 (`NAME` is the class)."""
+
 
 @dataclass
 class Corpus:
@@ -88,6 +96,7 @@ class Corpus:
     _params: dict[tuple[str, int, str], list[AValue]] = field(default_factory=dict)
     _found: dict[tuple[str | None, bytes], list[str]] = field(default_factory=dict)
     _blobs: dict[str | None, tuple[bytes, list[int], list[str]]] = field(default_factory=dict)
+    _bases: dict[tuple[str, str], set[str]] = field(default_factory=dict)
 
     def extractor(self, path: str) -> Extractor | None:
         """The (cached) extractor of another file, or None if it cannot be analysed."""
@@ -146,14 +155,23 @@ class Corpus:
 
     def param_values(self, engine: Engine, fn: Function, name: str) -> list[AValue]:
         """Values passed to parameter `name` of `fn` by calls in other files."""
-        if fn.name in GENERIC_NAMES or len(fn.name) < 4 or fn.key == -1 or fn.name.startswith("_"):
+        if fn.key == -1:
+            return []
+        # A common name (`run`) is matched only where the caller's code says the receiver is
+        # of `fn`'s class (`self.interpreter = SubprocessInterpreter()`): files naming the class.
+        typed = fn.name in GENERIC_NAMES or len(fn.name) < 4 or fn.name.startswith("_")
+        if typed and not (fn.is_method and fn.cls and not fn.name.startswith("__")):
             return []
         key = (engine.path, fn.key, name)
         if key in self._params:
             return self._params[key]
         self._params[key] = []
         param = fn.param(name)
-        needle = (f".{fn.name}(" if fn.is_method else f"{fn.name}(").encode()
+        if typed:
+            assert fn.cls is not None
+            needle = fn.cls.encode()
+        else:
+            needle = (f".{fn.name}(" if fn.is_method else f"{fn.name}(").encode()
         out: list[AValue] = []
         for path in self.candidates(engine.ex.lang, needle, engine.path):
             ex = self.extractor(path)
@@ -173,9 +191,21 @@ class Corpus:
                 via_attr = isinstance(call.callee, Attr)
                 if fn.is_method != via_attr:
                     continue
+                caller = ex.function_at(node)
+                if fn.cls and not self.may_reach(ex, call, caller, fn.cls, required=typed):
+                    continue
                 arg = call.kwarg(name)
                 if arg is None:
                     index = param.index - (1 if fn.self_param else 0)
+                    from boundary_audit.static.calls import variadic_rest, with_step
+
+                    text = engine.ex.data[param.span.start_byte : param.span.end_byte]
+                    variadic = text.startswith(b"*") or b"..." in text
+                    rest = variadic_rest(other, call, index, caller, variadic)
+                    if rest is not None:
+                        step = Step(path, call.span, f"passed as `{name}` to {fn.name}()")
+                        out.append(with_step(rest, step))
+                        continue
                     if any(isinstance(a, Spread) for a in call.args[: index + 1]):
                         out.append(Opq(UNKNOWN))
                         continue
@@ -184,12 +214,52 @@ class Corpus:
                     continue
                 from boundary_audit.static.calls import with_step
 
-                value = other.eval(arg, ex.function_at(node))
+                value = other.eval(arg, caller)
                 out.append(
                     with_step(value, Step(path, call.span, f"passed as `{name}` to {fn.name}()"))
                 )
         self._params[key] = out
         return out
+
+    def may_reach(
+        self, ex: Extractor, call: Call, caller: Function, cls: str, required: bool
+    ) -> bool:
+        """Whether method call `call` may invoke a method of class `cls`, by its receiver.
+
+        The receiver's classes as the caller's code names them (`receivers`): `cls` itself, a
+        class that inherits the method from `cls`, or one `cls` derives from (the object may
+        be of a subclass that overrides it: `self.exec_action()` in a base class). Where the
+        code names none, `required` decides (a common method name needs the receiver's word;
+        a distinctive one is taken by its name). Only Python and JavaScript-family classes are
+        compared: Go and Rust methods are reached through interfaces and traits the text does
+        not tie to one type.
+        """
+        family = FAMILY.get(ex.lang)
+        if family not in ("py", "js"):
+            return not required
+        known = receiver_classes(ex, call, caller)
+        if not known:
+            return not required
+        return any(
+            k == cls or self.derives(family, k, cls) or self.derives(family, cls, k) for k in known
+        )
+
+    def derives(self, family: str, sub: str, base: str, depth: int = 0) -> bool:
+        """Whether class `sub` is declared (in the corpus) with `base` among its ancestors."""
+        key = (family, sub)
+        bases = self._bases.get(key)
+        if bases is None:
+            blob = self.blob(family)[0]
+            pattern = _CLASS_HEADER[family].replace(b"NAME", re.escape(sub.encode()))
+            bases = set()
+            for m in re.finditer(pattern, blob):
+                bases.update(w.decode() for w in re.findall(rb"[A-Za-z_][A-Za-z0-9_]*", m.group(1)))
+            self._bases[key] = bases
+        if base in bases:
+            return True
+        return depth < 4 and any(
+            self.derives(family, b, base, depth + 1) for b in bases if b != sub
+        )
 
     def return_values(
         self, engine: Engine, call: Call, canonical: str, caller: Function

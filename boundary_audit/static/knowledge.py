@@ -58,6 +58,15 @@ SANITIZERS: dict[str, tuple[str, str]] = {
     "encoding/json.Marshal": ("json.Marshal", SERIALIZER),
     "encoding/json.MarshalIndent": ("json.Marshal", SERIALIZER),
 }
+
+JOINERS = frozenset(
+    {"shlex.join", "shlex::try_join", "shell_words::join", "shellescape.QuoteCommand"}
+)
+"""Sanitizers that quote each word of an argv into one command line (by display name). The
+line's program is the argv's first word: quoting holds only where that word is a fixed
+program that is not a shell (`shlex.join(["grep", pat])`); an argv whose program is not
+fixed (`shlex.join(command)` of a caller's argv, `[shell, "-c", cmd]`) is a command chosen
+by whoever chose the argv."""
 """Canonical callee → (display name, kind)."""
 
 TOKENIZERS: dict[str, str] = {

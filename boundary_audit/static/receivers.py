@@ -1,0 +1,83 @@
+"""Receiver types: the classes a method call `obj.m(...)` may invoke, from what the code says.
+
+A method with a common name (`run`, `execute`) cannot be matched across files by its name
+alone: every `.run(` of the corpus would be taken for a call of it. What the caller's own code
+says about the receiver narrows it down: `self.interpreter = SubprocessInterpreter(...)` in any
+method of the caller's class, `x = Runner()` or `const x = new Runner()` in the caller, a
+parameter annotated `r: Runner` / `Optional[Runner]` / `r *Runner`, and `self`/`this` itself.
+Only names written in the code are used (no inference across assignments of other objects), so
+an answer is a set of class names the call may reach; an empty set means the code does not say.
+"""
+
+from __future__ import annotations
+
+import re
+
+from boundary_audit.static.extract.base import Extractor
+from boundary_audit.static.ir import Alt, Attr, Call, Expr, Function, Ref
+
+SELF_NAMES = ("self", "this")
+_WORD = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+_NOT_CLASSES = frozenset({"Optional", "Union", "List", "Dict", "Any", "None", "Type", "Box", "Arc"})
+
+
+def class_of(name: str) -> str | None:
+    """The class a constructor call's callee names (`mod.Foo` -> `Foo`, `Foo::new` -> `Foo`)."""
+    parts = [p for p in re.split(r"\.|::", name) if p]
+    if len(parts) >= 2 and parts[-1] in ("new", "default", "create"):
+        parts = parts[:-1]
+    last = parts[-1] if parts else ""
+    if last.startswith("new "):
+        last = last[4:].strip()
+    if last and last[0].isupper() and not last.isupper():
+        return last
+    return None
+
+
+def constructed(value: Expr) -> set[str]:
+    """Class names `value` is built from: `Foo(...)`, `new Foo()`, either side of a choice."""
+    if isinstance(value, Alt):
+        out: set[str] = set()
+        for option in value.options:
+            out |= constructed(option)
+        return out
+    if isinstance(value, Call):
+        cls = class_of(value.name)
+        return {cls} if cls else set()
+    return set()
+
+
+def annotated(annotation: str) -> set[str]:
+    """Class names an annotation mentions (`Optional[Runner]`, `*exec.Runner`, `A | B`)."""
+    return {
+        w
+        for w in _WORD.findall(annotation)
+        if w[0].isupper() and not w.isupper() and w not in _NOT_CLASSES
+    }
+
+
+def receiver_classes(ex: Extractor, call: Call, caller: Function) -> set[str]:
+    """The classes whose method `call` may invoke, as far as the caller's code says."""
+    callee = call.callee
+    if not isinstance(callee, Attr):
+        return set()
+    base = callee.base
+    if isinstance(base, Ref) and base.name in SELF_NAMES:
+        return {caller.cls} if caller.cls else set()
+    out: set[str] = set()
+    if isinstance(base, Attr) and isinstance(base.base, Ref) and base.base.name in SELF_NAMES:
+        target = f"{base.base.name}.{base.name}"
+        for fn in ex.class_functions(caller):
+            for d in ex.filled(fn).defs.get(target, []):
+                out |= constructed(d.value)
+    elif isinstance(base, Ref):
+        scope: Function | None = caller
+        while scope is not None:
+            for d in ex.filled(scope).defs.get(base.name, []):
+                out |= constructed(d.value)
+            p = scope.param(base.name)
+            if p is not None:
+                out |= annotated(p.annotation)
+                break
+            scope = scope.parent
+    return out

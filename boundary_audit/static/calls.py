@@ -24,9 +24,20 @@ from boundary_audit.static.handles import (
     handle_method,
     join_list,
 )
-from boundary_audit.static.ir import Attr, Call, Expr, Function, Lit, Map, Param, Ref, Spread
+from boundary_audit.static.ir import (
+    Attr,
+    Call,
+    Expr,
+    Function,
+    Lit,
+    Map,
+    Param,
+    Ref,
+    Spread,
+)
 from boundary_audit.static.parsing import QUERY_DIALECT
 from boundary_audit.static.receivers import receiver_classes
+from boundary_audit.static.shapes import format_template
 from boundary_audit.static.values import (
     EMPTY,
     UNKNOWN,
@@ -307,6 +318,14 @@ class CallEvaluator:
         if name in PASS_THROUGH:
             return self.engine.eval(callee.base, fn)
         base = self.engine.eval(callee.base, fn)
+        if name == "format" and self.ex.lang == "python":
+            strs = [o for o in options(base) if isinstance(o, Str)]
+            if strs and len(strs) == len(list(options(base))):
+                positional = [
+                    self.engine.eval(a, fn) for a in call.args if not isinstance(a, Spread)
+                ]
+                named = {k: self.engine.eval(v, fn) for k, v in call.kwargs if k}
+                return alts(format_template(o, positional, named) for o in strs)
         for o in options(base):
             if isinstance(o, Obj):
                 result = handle_method(self.engine, o, name, call, fn)

@@ -158,6 +158,9 @@ def literal(value: AValue) -> str | None:
 def argv(value: AValue, remote: bool, ctx: Context = NO_CONTEXT) -> Verdict:
     """An argv spawned without a shell (locally, or inside a container when `remote`)."""
     if isinstance(value, Tok):
+        script = script_words(value, remote, ctx)
+        if script is not None:
+            return script
         prov = prov_of(value.source)
         return Verdict(BC.ARGV_DIRECT, 0, prov, f"{value.tokenizer} then exec", fixed=prov.constant)
     if not isinstance(value, Lst):
@@ -214,9 +217,7 @@ def argv(value: AValue, remote: bool, ctx: Context = NO_CONTEXT) -> Verdict:
         if tail and not prov_of(tail[-1]).constant:
             v = shell_string(tail[-1], BC.SHELL_STRING, ctx)
             return replace(v, detail=v.detail or f"tmux {rest_words[0]}")
-    written = (
-        _script_target(items[i:], ctx.script) if head is None or prog in P.INTERPRETERS else None
-    )
+    written = _script_target(prog, items[i], rest_items, rest_words, ctx.script)
     if written is not None:
         site, content = written
         name = head or "interpreter"
@@ -321,12 +322,76 @@ def _tmux_keys(items: list[AValue], words: list[str | None], rest: Prov | None) 
     return Verdict(BC.TTY_KEYSTROKES, 1, prov, detail, fixed=prov.constant)
 
 
-def _script_target(items: list[AValue], script: ScriptMatch) -> tuple[object, Prov] | None:
-    for item in items[1:] if len(items) > 1 else items:
+def _script_target(
+    prog: str | None,
+    head: AValue,
+    items: list[AValue],
+    words: list[str | None],
+    script: ScriptMatch,
+) -> tuple[object, Prov] | None:
+    """The file write that the program file of an interpreter's argv names.
+
+    For a known interpreter that is its first positional argument, unless a flag makes it
+    run code or a module instead (`python -c`, `node -e`, `python -m`: `programs.script_position`).
+    A program whose name is not known (`[interpreter, path]`) may run any written file it is
+    given, or be the written file itself.
+    """
+    if prog is None:
+        candidates = items or [head]
+    elif prog in P.INTERPRETERS:
+        pos = P.script_position(prog, words)
+        candidates = items[pos : pos + 1] if pos is not None else []
+    else:
+        return None
+    for item in candidates:
         found = script(item)
         if found is not None:
             return found
     return None
+
+
+def split_words(value: AValue) -> Lst | None:
+    """A command string as the argv a tokenizer makes of it (`shlex.split("python {p}")`), when
+    its literal text has no quotes or escapes; each hole stays inside the word it touches.
+    None when the split cannot be known."""
+    if not isinstance(value, Str):
+        return None
+    words: list[AValue] = []
+    cur: list[Text | Hole] = []
+    for piece in value.pieces:
+        if isinstance(piece, Hole):
+            cur.append(piece)
+            continue
+        if any(c in piece.text for c in "'\"\\$`"):
+            return None
+        parts = re.split(r"(\s+)", piece.text)
+        for part in parts:
+            if not part:
+                continue
+            if part.isspace():
+                if cur:
+                    words.append(Str(tuple(cur)))
+                    cur = []
+                continue
+            cur.append(Text(part, piece.path, piece.span))
+    if cur:
+        words.append(Str(tuple(cur)))
+    return Lst(tuple(words)) if words else None
+
+
+def script_words(value: AValue, remote: bool, ctx: Context) -> Verdict | None:
+    """A script-file verdict if a command string or its tokens (`shlex.split(s)`, a docker
+    SDK string) name an interpreter and a file written in this file; None otherwise."""
+    verdicts = []
+    for o in options(value.source if isinstance(value, Tok) else value):
+        lst = split_words(o)
+        if lst is None:
+            continue
+        v = argv(lst, remote, ctx)
+        if v.boundary_class == BC.SCRIPT_FILE:
+            tokenizer = value.tokenizer if isinstance(value, Tok) else "split"
+            verdicts.append(replace(v, detail=f"{tokenizer}: {v.detail}"))
+    return best(verdicts)
 
 
 def process(obj: Obj, ctx: Context = NO_CONTEXT) -> Verdict:

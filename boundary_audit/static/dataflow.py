@@ -24,6 +24,7 @@ from boundary_audit.static.ir import (
     Alt,
     Attr,
     Call,
+    Def,
     Expr,
     Function,
     Index,
@@ -317,6 +318,10 @@ class Engine:
             values.extend(
                 self.eval(d.value, other) for d in self.ex.filled(other).defs.get(target, ())
             )
+        if not values and fn.cls is not None:
+            top = self.ex.module()
+            own = self.ex.class_defs(fn.cls).get(target.split(".", 1)[1], ())
+            values.extend(self.eval(d.value, top) for d in own)
         return alts(values) if values else None
 
     def index(self, expr: Index, fn: Function) -> AValue:
@@ -328,6 +333,14 @@ class Engine:
             origin = attr_origin(key_text, dotted(expr.base), self.path, expr.span)
             if origin is not None:
                 return Opq(prov_of(base).join(Prov(frozenset({origin}))))
+        table = self.table_of(expr.base, fn) if expr.key is not None else None
+        if table is not None:
+            found, scope = table
+            chosen = found.get(key_text) if key_text is not None else None
+            if chosen is not None:
+                return self.eval(chosen, scope)
+            if key_text is None and found.items:
+                return alts(self.eval(v, scope) for _, v in found.items)
         results: list[AValue] = []
         for o in options(base):
             if isinstance(o, Lst) and key_text is not None and key_text.lstrip("-").isdigit():
@@ -346,6 +359,34 @@ class Engine:
                 continue
             results.append(Opq(prov_of(o)))
         return alts(results)
+
+    def table_of(self, expr: Expr, fn: Function) -> tuple[Map, Function] | None:
+        """The dict literal a name or `self.X` is bound to, and the scope to evaluate it in,
+        when that literal is its only definition (`COMMANDS = {"python": "python {f}", ...}`)."""
+        if isinstance(expr, Map):
+            return expr, fn
+        defs: list[Def] = []
+        scope = fn
+        if isinstance(expr, Ref):
+            cur: Function | None = fn
+            while cur is not None and not defs:
+                defs = list(self.ex.filled(cur).defs.get(expr.name, ()))
+                scope = cur
+                cur = None if cur.key == -1 else (cur.parent or self.ex.module())
+        elif (
+            isinstance(expr, Attr)
+            and isinstance(expr.base, Ref)
+            and expr.base.name in ("self", "this", "cls")
+            and fn.cls is not None
+        ):
+            target = f"{expr.base.name}.{expr.name}"
+            if any(target in self.ex.filled(o).defs for o in self.ex.class_functions(fn)):
+                return None
+            defs = list(self.ex.class_defs(fn.cls).get(expr.name, ()))
+            scope = self.ex.module()
+        if len(defs) == 1 and isinstance(defs[0].value, Map):
+            return defs[0].value, scope
+        return None
 
     # -- strings and sequences --------------------------------------------------------------
     def template(self, expr: Tmpl, fn: Function) -> AValue:

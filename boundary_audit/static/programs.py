@@ -13,34 +13,77 @@ import re
 SHELLS = frozenset({"sh", "bash", "zsh", "dash", "ksh", "ash", "fish", "mksh", "busybox"})
 
 
-INTERPRETERS = frozenset(
-    {
-        "python",
-        "python3",
-        "python2",
-        "node",
-        "nodejs",
-        "deno",
-        "bun",
-        "ruby",
-        "perl",
-        "php",
-        "pwsh",
-        "powershell",
-        "Rscript",
-        "lua",
-        "tclsh",
-        "bash",
-        "sh",
-        "zsh",
-        "dash",
-        "ksh",
-        "julia",
-        "go",
-        "ts-node",
-        "tsx",
-    }
-)
+INTERPRETER_FLAGS: dict[str, tuple[str, str]] = {
+    "python": ("c m", "W X Q"),
+    "python3": ("c m", "W X Q"),
+    "python2": ("c m", "W X Q"),
+    "pypy": ("c m", "W X"),
+    "pypy3": ("c m", "W X"),
+    "node": ("e p -eval -print", "r -require -import -loader -experimental-loader"),
+    "nodejs": ("e p -eval -print", "r -require -import -loader"),
+    "deno": ("eval", ""),
+    "bun": ("e p -eval -print", "r -preload"),
+    "ruby": ("e", "I r C"),
+    "perl": ("e E M", "I"),
+    "php": ("r B R E", "d c"),
+    "pwsh": (
+        "c Command -Command EncodedCommand -EncodedCommand e",
+        "ExecutionPolicy -ExecutionPolicy",
+    ),
+    "powershell": (
+        "c Command -Command EncodedCommand -EncodedCommand e",
+        "ExecutionPolicy -ExecutionPolicy",
+    ),
+    "Rscript": ("e", ""),
+    "lua": ("e l", ""),
+    "luajit": ("e l", ""),
+    "tclsh": ("", ""),
+    "bash": ("c", "o O"),
+    "sh": ("c", "o"),
+    "zsh": ("c", "o"),
+    "dash": ("c", "o"),
+    "ksh": ("c", "o"),
+    "fish": ("c -command", ""),
+    "julia": ("e E -eval", ""),
+    "go": ("", ""),
+    "ts-node": ("e p -eval -print", "r -require"),
+    "tsx": ("e p -eval -print", ""),
+    "java": ("", "cp classpath -cp -classpath -class-path p -module-path"),
+    "groovy": ("e", "cp classpath"),
+    "scala": ("e", "cp classpath"),
+    "elixir": ("e", "r"),
+    "swift": ("e", ""),
+    "osascript": ("e", "l"),
+}
+"""Interpreters that run a program file named by their first positional argument (`python f.py`,
+`node f.js`, `java F.java`, `Rscript f.R`): (flags after which the next word is code or a
+module, not a file; flags that take a value), each a space-separated list of option names
+without their first dash (`c` is `-c`, `-eval` is `--eval`). `go` runs a file with `go run`."""
+
+INTERPRETERS = frozenset(INTERPRETER_FLAGS)
+
+
+def script_position(prog: str, words: list[str | None]) -> int | None:
+    """Index in `words` (the arguments after interpreter `prog`) of the program file it runs;
+    None when a flag makes it run code or a module instead (`-c`, `-e`, `-m`, `--eval`) or
+    no positional word is left. Unknown words (None) count as positional."""
+    code, valued = (set(t.split()) for t in INTERPRETER_FLAGS.get(prog, ("", "")))
+    j = 0
+    if prog == "go":
+        if not words or words[0] != "run":
+            return None
+        j = 1
+    while j < len(words):
+        w = words[j]
+        if w is None or not w.startswith("-") or w == "-":
+            return j
+        if w == "--":
+            return j + 1 if j + 1 < len(words) else None
+        name = w[1:].split("=", 1)[0]
+        if name in code or (len(name) <= 3 and name.isalpha() and name[-1] in code):
+            return None
+        j += 2 if name in valued and "=" not in w else 1
+    return None
 
 
 WRAPPERS = {

@@ -7,9 +7,12 @@ read is, how a value contributes pieces to a string template, and how `a + b` jo
 
 from __future__ import annotations
 
+import re
+
 from boundary_audit.static import knowledge as K
 from boundary_audit.static.ir import Attr, Expr, Ref, Span
 from boundary_audit.static.values import (
+    UNKNOWN,
     AValue,
     Hole,
     Lst,
@@ -110,6 +113,40 @@ def _common_sanitizer(opts: list[AValue]) -> str | None:
                 continue
     names.discard(None)
     return names.pop() if len(names) == 1 else None
+
+
+_FIELD = re.compile(r"\{\{|\}\}|\{([^{}!:]*)(?:![rsa])?(?::[^{}]*)?\}")
+
+
+def format_template(template: Str, positional: list[AValue], named: dict[str, AValue]) -> Str:
+    """`template.format(*positional, **named)` (Python's str.format): each replacement field
+    of the literal pieces becomes the pieces of its argument; `{{`/`}}` stay literal braces.
+    A field naming no given argument becomes a hole of unknown content."""
+    out: list[Text | Hole] = []
+    auto = 0
+    for piece in template.pieces:
+        if isinstance(piece, Hole):
+            out.append(piece)
+            continue
+        at = 0
+        for m in _FIELD.finditer(piece.text):
+            out.append(Text(piece.text[at : m.start()], piece.path, piece.span))
+            at = m.end()
+            if m.group(1) is None:
+                out.append(Text(m.group(0)[0], piece.path, piece.span))
+                continue
+            name = re.split(r"[.\[]", m.group(1), maxsplit=1)[0]
+            value: AValue | None
+            if not name:
+                value = positional[auto] if auto < len(positional) else None
+                auto += 1
+            elif name.isdigit():
+                value = positional[int(name)] if int(name) < len(positional) else None
+            else:
+                value = named.get(name)
+            out.extend(str_pieces(value) if value is not None else [Hole(UNKNOWN)])
+        out.append(Text(piece.text[at:], piece.path, piece.span))
+    return Str(tuple(merge_text([p for p in out if not (isinstance(p, Text) and not p.text)])))
 
 
 def merge_text(pieces: list[Text | Hole]) -> list[Text | Hole]:

@@ -83,11 +83,16 @@ class FileContext:
         return self._written
 
     def script(self, item: AValue) -> tuple[object, Prov] | None:
-        """The write whose target `item` names, with its content's provenance."""
-        for site, target, content in self.written():
-            if same_file(item, target):
-                return site, content
-        return None
+        """The write whose target `item` names, with its content's provenance (of several
+        writes to that file, the one whose content is most model-controlled)."""
+        found = [
+            (site, content) for site, target, content in self.written() if same_file(item, target)
+        ]
+        if not found:
+            return None
+        return max(
+            found, key=lambda w: (w[1].traced, w[1].model, bool(w[1].origins), not w[1].constant)
+        )
 
     def consume(self, value: AValue) -> None:
         """Record the argv lists inside `value`, so their literal sites are not reported again."""
@@ -260,8 +265,11 @@ def _remote_argv(site: SinkSite, ctx: FileContext, cc: C.Context) -> C.Verdict |
     ctx.consume(value)
     verdicts = []
     for o in options(value):
+        script = C.script_words(o, True, cc) if site.kind == "docker" else None
         if isinstance(o, Lst):
             verdicts.append(C.argv(o, True, cc))
+        elif script is not None:
+            verdicts.append(script)
         elif site.kind == "docker":
             v = C.shell_string(o, BC.REMOTE_STRING, cc)
             if v.boundary_class == BC.REMOTE_STRING and not v.detail:

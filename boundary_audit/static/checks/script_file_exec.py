@@ -3,9 +3,12 @@
 ## What it does
 Finds a write of a model-controlled value into a file (`open(p, "w").write(R)`,
 `Path(p).write_text(R)`, `fs.writeFileSync(p, R)`, `std::fs::write(p, R)`,
-`os.WriteFile(p, R, …)`, `echo "$x" > "$f"`) followed, in the same function, by a spawn whose
-argv names that file (`["sh", p]`, `["timeout", "60", interpreter, p]`,
-`docker exec_run([...])`). The query finds the writes; the spawn is the primary location.
+`os.WriteFile(p, R, …)`, `echo "$x" > "$f"`, a tar member `tar.addfile(TarInfo(name=p),
+BytesIO(R))` put into a container) and a spawn in the same file whose argv names that file
+as the program an interpreter runs (`["sh", p]`, `["timeout", "60", interpreter, p]`,
+`shlex.split(f"python {p}")`, `docker exec_run([...])`; not `python -c`, `node -e`,
+`python -m`: `programs.INTERPRETER_FLAGS`). The path may come from a helper that writes the
+file and returns it. The query finds the writes; the spawn is the primary location.
 
 ## Why is this bad?
 It is usually the safe choice: the interpreter parses the file once and nothing is quoted.
@@ -66,7 +69,7 @@ class ScriptFileExec(Check):
     @classmethod
     def sites(cls, lang: str, caps: Captures) -> Iterator[Site]:
         """One WriteSite per match: `@arg` is the content, `@sink.file` the target or handle."""
-        if "arg" not in caps:
+        if "arg" not in caps or caps["arg"][0].type == "keyword_argument":
             return
         target = caps.get("sink.file", [None])[0]
         receiver = caps.get("sink.handle", [None])[0]

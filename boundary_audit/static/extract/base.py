@@ -53,6 +53,7 @@ class Extractor:
         self._calls: dict[str, list[ts.Node]] | None = None
         self._all_functions: list[Function] | None = None
         self._named: dict[str, list[Function]] = {}
+        self._class_defs: dict[str, dict[str, list[Def]]] = {}
         self._depth = 0
         self._tools: ToolEntries | None = None
         self.imports: dict[str, str] = self.extract_imports()
@@ -182,6 +183,11 @@ class Extractor:
         if fn.cls is None:
             return [fn]
         return [f for f in self.all_functions() if f.cls == fn.cls]
+
+    def class_defs(self, cls: str) -> dict[str, list[Def]]:
+        """Definitions made in the body of class `cls` itself (class attributes such as
+        `COMMANDS = {...}`), by name; read as `self.COMMANDS`. Languages without them: none."""
+        return {}
 
     def name_nodes(self, name: str) -> list[ts.Node]:
         """Leaf nodes whose text is exactly `name` (located by a byte search)."""

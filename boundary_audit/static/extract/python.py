@@ -297,6 +297,24 @@ class PythonExtractor(Extractor):
             yield self.new_param(self.text(name_node), index, p, default, annotation)
             index += 1
 
+    def class_defs(self, cls: str) -> dict[str, list[Def]]:
+        hit = self._class_defs.get(cls)
+        if hit is not None:
+            return hit
+        out: dict[str, list[Def]] = {}
+        for name in self.name_nodes(cls):
+            node = name.parent
+            if node is None or node.type != "class_definition":
+                continue
+            body = node.child_by_field_name("body")
+            for stmt in body.named_children if body is not None else ():
+                if stmt.type != "expression_statement" or not stmt.named_children:
+                    continue
+                for d in self.defs_of(stmt.named_children[0]):
+                    out.setdefault(d.target, []).append(d)
+        self._class_defs[cls] = out
+        return out
+
     def defs_of(self, node: ts.Node) -> Iterator[Def]:
         t = node.type
         if t == "assignment":

@@ -86,6 +86,65 @@ _CLASS_HEADER = {
 """A class declaration's header, with its bases in group 1 (`NAME` is the class)."""
 
 
+_IDENT = bytes(b for b in range(256) if chr(b).isascii() and chr(b).isalnum() or b >= 128) + b"_$-"
+"""Bytes an indexed name is made of (any set without `(` and `.` keeps the index exact)."""
+
+
+@dataclass
+class CallIndex:
+    """Which files of a language family have `NAME(` and `.NAME(` in their text.
+
+    Built in one pass over each file's bytes (split at `(`, the run of `_IDENT` bytes right
+    before each one is a *token*), no parsing. A file contains `.NAME(` exactly when NAME is
+    one of its tokens preceded by `.` (`.` ends a run); it contains `NAME(` exactly when
+    NAME is a suffix of one of its tokens (`xNAME(` contains `NAME(`), found by bisecting
+    the reversed tokens. So `lookup` gives the same files as a substring search, in the
+    same (sorted path) order.
+    """
+
+    paths: list[str]
+    calls: dict[bytes, list[int]]
+    """token -> indexes into `paths` of the files that have `token(`, ascending."""
+    methods: dict[bytes, list[int]]
+    """token -> indexes of the files that have `.token(`, ascending."""
+    _reversed: list[bytes] | None = None
+
+    @classmethod
+    def build(cls, paths: list[str], texts: list[bytes]) -> CallIndex:
+        calls: dict[bytes, list[int]] = {}
+        methods: dict[bytes, list[int]] = {}
+        for i, data in enumerate(texts):
+            tokens: set[bytes] = set()
+            dotted: set[bytes] = set()
+            for piece in data.split(b"(")[:-1]:
+                cut = len(piece.rstrip(_IDENT))
+                if cut < len(piece):
+                    token = piece[cut:]
+                    tokens.add(token)
+                    if cut and piece[cut - 1] == 0x2E:  # "."
+                        dotted.add(token)
+            for token in tokens:
+                calls.setdefault(token, []).append(i)
+            for token in dotted:
+                methods.setdefault(token, []).append(i)
+        return cls(paths, calls, methods)
+
+    def lookup(self, name: bytes, dotted: bool) -> list[str]:
+        """Paths whose text contains `.name(` (`dotted`) or `name(`."""
+        if dotted:
+            return [self.paths[i] for i in self.methods.get(name, ())]
+        if self._reversed is None:
+            self._reversed = sorted(t[::-1] for t in self.calls)
+        tail = name[::-1]
+        at = bisect.bisect_left(self._reversed, tail)
+        hits: list[list[int]] = []
+        while at < len(self._reversed) and self._reversed[at].startswith(tail):
+            hits.append(self.calls[self._reversed[at][::-1]])
+            at += 1
+        found = hits[0] if len(hits) == 1 else sorted({i for h in hits for i in h})
+        return [self.paths[i] for i in found]
+
+
 @dataclass
 class Corpus:
     """Every scanned file, for lookups from any file's engine."""
@@ -97,6 +156,7 @@ class Corpus:
     _found: dict[tuple[str | None, bytes], list[str]] = field(default_factory=dict)
     _blobs: dict[str | None, tuple[bytes, list[int], list[str]]] = field(default_factory=dict)
     _bases: dict[tuple[str, str], set[str]] = field(default_factory=dict)
+    _indexes: dict[str | None, CallIndex] = field(default_factory=dict)
 
     def extractor(self, path: str) -> Extractor | None:
         """The (cached) extractor of another file, or None if it cannot be analysed."""
@@ -115,26 +175,61 @@ class Corpus:
         return ex
 
     def candidates(self, lang: str, needle: bytes, exclude: str) -> list[str]:
-        """Paths of the same language family whose text contains `needle` (sorted, capped)."""
+        """Paths of the same language family whose text contains `needle` (sorted, capped).
+
+        A needle of the form `NAME(` or `.NAME(` (NAME all identifier bytes, `_IDENT`) is
+        answered from the family's identifier index (`index`), any other by a search of the
+        family's joined text (`blob`); both give the same list.
+        """
         family = FAMILY.get(lang)
         key = (family, needle)
         if key not in self._found:
-            blob, starts, paths = self.blob(family)
-            hits: list[str] = []
-            at = blob.find(needle)
-            while at >= 0:
-                index = bisect.bisect_right(starts, at) - 1
-                hits.append(paths[index])
-                nxt = starts[index + 1] if index + 1 < len(starts) else len(blob)
-                at = blob.find(needle, nxt)
-            self._found[key] = hits
+            name = needle[:-1]
+            dotted = name.startswith(b".")
+            if dotted:
+                name = name[1:]
+            if needle.endswith(b"(") and name and not name.rstrip(_IDENT):
+                self._found[key] = self.index(family).lookup(name, dotted)
+            else:
+                self._found[key] = self._search(family, needle)
         return [p for p in self._found[key] if p != exclude][:MAX_FILES]
+
+    def _search(self, family: str | None, needle: bytes) -> list[str]:
+        """Paths of `family` whose text contains `needle`, by one pass over the joined text."""
+        if not needle:
+            return self.family_paths(family)  # every text contains it (`find` would not move)
+        blob, starts, paths = self.blob(family)
+        hits: list[str] = []
+        at = blob.find(needle)
+        while at >= 0:
+            index = bisect.bisect_right(starts, at) - 1
+            end = starts[index + 1] - 1 if index + 1 < len(starts) else len(blob)
+            if at + len(needle) <= end:
+                hits.append(paths[index])
+                at = blob.find(needle, end + 1)
+            else:  # NOTE: a needle with a NUL across the separator is not in either file
+                at = blob.find(needle, at + 1)
+        return hits
+
+    def family_paths(self, family: str | None) -> list[str]:
+        """The sorted paths of a language family."""
+        return [p for p, (lg, _) in sorted(self.files.items()) if FAMILY.get(lg) == family]
+
+    def index(self, family: str | None) -> CallIndex:
+        """The (cached) identifier index of a language family, built on first use."""
+        cached = self._indexes.get(family)
+        if cached is None:
+            paths = self.family_paths(family)
+            cached = self._indexes[family] = CallIndex.build(
+                paths, [self.files[p][1] for p in paths]
+            )
+        return cached
 
     def blob(self, family: str | None) -> tuple[bytes, list[int], list[str]]:
         """All files of a language family joined (NUL-separated), with their start offsets."""
         cached = self._blobs.get(family)
         if cached is None:
-            paths = [p for p, (lg, _) in sorted(self.files.items()) if FAMILY.get(lg) == family]
+            paths = self.family_paths(family)
             starts, parts, pos = [], [], 0
             for p in paths:
                 starts.append(pos)

@@ -963,7 +963,10 @@ def _contract_fact(v: Verdict, contract: Contract) -> PathFact:
         (o for o in v.prov.origins if o.strong),
         key=lambda o: (o.kind != "tool-call", o.path, o.span.start_byte),
     )
-    origin = strong[0] if strong else next(iter(v.prov.origins), None)
+    # NOTE: the first of a sorted list, never an arbitrary element of the set (the report
+    # must not depend on the hash seed).
+    rest = sorted(v.prov.origins, key=lambda o: (o.path, o.span.start_byte, o.kind, o.label))
+    origin = strong[0] if strong else (rest[0] if rest else None)
     if origin is None:
         return PathFact("contract", contract.value, "default")
     what = {

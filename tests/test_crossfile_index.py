@@ -1,0 +1,153 @@
+"""The cross-file identifier index answers `Corpus.candidates` exactly like a text search."""
+
+from __future__ import annotations
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from boundary_audit.static.crossfile import FAMILY, MAX_FILES, CallIndex, Corpus
+
+
+def brute(corpus: Corpus, lang: str, needle: bytes, exclude: str) -> list[str]:
+    """The definition: files of the family whose bytes contain `needle`, sorted, capped."""
+    family = FAMILY.get(lang)
+    hits = [
+        p
+        for p, (lg, data) in sorted(corpus.files.items())
+        if FAMILY.get(lg) == family and needle in data and p != exclude
+    ]
+    return hits[:MAX_FILES]
+
+
+FILES: dict[str, tuple[str, bytes]] = {
+    # the name as a suffix of a longer identifier counts (`xrun_tool(` contains `run_tool(`),
+    # as a prefix it does not (`run_tools(`)
+    "a/suffix.py": ("python", b"def f():\n    return my_run_tool(x)\n"),
+    "a/prefix.py": ("python", b"run_tools(1)\nrun_tool_x(2)\n"),
+    # at the very start and the very end of a file
+    "b/start.py": ("python", b"run_tool(cmd)"),
+    "b/end.py": ("python", b"x = 1\nobj.run_tool("),
+    # a method call only, and a call with a space before the parenthesis (no match)
+    "c/method.py": ("python", b"self.agent.run_tool(cmd)\n"),
+    "c/spaced.py": ("python", b"run_tool (cmd)\nobj.run_tool (cmd)\n"),
+    # NUL bytes inside a file, and a name cut by one
+    "d/nul.py": ("python", b"\x00run_tool(\x00"),
+    "d/cut.py": ("python", b"run_\x00tool(x)\nrun_tool\x00(y)\n"),
+    # non-UTF-8 bytes right before the name, and in the name
+    "e/latin1.py": ("python", b"# caf\xe9\n\xffrun_tool(a)\n"),
+    "e/bytes.py": ("python", b"r\xe9sum\xe9(a)\n.\xff\xfe(b)\n"),
+    # `$` belongs to JS identifiers; a shell name with a dash; Rust paths
+    "f/dollar.ts": ("typescript", b"const x = $run_tool(a); obj.$get(b);\n"),
+    "f/plain.js": ("javascript", b"export function run_tool(a) { return a.run_tool(a) }\n"),
+    "g/fn.sh": ("shell", b"my-run_tool() { echo; }\nrun_tool() { :; }\n"),
+    "g/lib.rs": ("rust", b"fn main() { tools::run_tool(x); Tool::new(); }\n"),
+    "h/empty.py": ("python", b""),
+    "h/parens.py": ("python", b"((((run_tool((.run_tool(("),
+}
+
+NEEDLES = [
+    b"run_tool(",
+    b".run_tool(",
+    b"tool(",
+    b".tool(",
+    b"_tool(",
+    b"run_tools(",
+    b"my_run_tool(",
+    b"\xffrun_tool(",
+    b"r\xe9sum\xe9(",
+    b".\xff\xfe(",
+    b"$run_tool(",
+    b".$get(",
+    b"my-run_tool(",
+    b"x(",
+    b"(",
+    # not NAME( / .NAME(: answered by the text search, the same way
+    b"run_tool (",
+    b"::run_tool(",
+    b"..run_tool(",
+    b"run_tool",
+    b"\x00run_tool(",
+    b"run_tool\x00(",
+    b".(",
+    b"",
+]
+
+
+def test_candidates_equal_the_text_search_on_tricky_files() -> None:
+    corpus = Corpus(dict(FILES))
+    for lang in ("python", "typescript", "javascript", "shell", "rust", "go", "kotlin"):
+        for needle in NEEDLES:
+            for exclude in ("", "b/start.py", "f/plain.js"):
+                want = brute(corpus, lang, needle, exclude)
+                assert corpus.candidates(lang, needle, exclude) == want, (lang, needle, exclude)
+
+
+def test_what_the_index_finds_in_the_tricky_files() -> None:
+    corpus = Corpus(dict(FILES))
+    assert corpus.candidates("python", b"run_tool(", "") == [
+        "a/suffix.py",
+        "b/end.py",
+        "b/start.py",
+        "c/method.py",
+        "d/nul.py",
+        "e/latin1.py",
+        "h/parens.py",
+    ]
+    assert corpus.candidates("python", b".run_tool(", "") == [
+        "b/end.py",
+        "c/method.py",
+        "h/parens.py",
+    ]
+    assert corpus.candidates("javascript", b"run_tool(", "f/plain.js") == ["f/dollar.ts"]
+    assert corpus.candidates("tsx", b".$get(", "") == ["f/dollar.ts"]
+    assert corpus.candidates("rust", b"run_tool(", "") == ["g/lib.rs"]
+    assert corpus.candidates("shell", b"run_tool(", "") == ["g/fn.sh"]
+
+
+def test_the_index_is_built_lazily_once_per_family_and_without_the_joined_text() -> None:
+    corpus = Corpus(dict(FILES))
+    assert corpus._indexes == {} and corpus._blobs == {}
+    corpus.candidates("python", b"run_tool(", "")
+    corpus.candidates("python", b".agent(", "")
+    assert list(corpus._indexes) == ["py"] and corpus._blobs == {}
+    index = corpus._indexes["py"]
+    corpus.candidates("python", b"tool(", "")
+    assert corpus._indexes["py"] is index
+    corpus.candidates("typescript", b"run_tool (", "")  # not NAME(: the text search
+    assert list(corpus._indexes) == ["py"] and list(corpus._blobs) == ["js"]
+
+
+def test_the_cap_applies_after_the_exclusion() -> None:
+    files = {f"m{i:02}.py": ("python", b"x.helper_fn(1)\n") for i in range(MAX_FILES + 3)}
+    corpus = Corpus(files)
+    got = corpus.candidates("python", b".helper_fn(", "m00.py")
+    assert got == [f"m{i:02}.py" for i in range(1, MAX_FILES + 1)]
+
+
+def test_tokens_of_a_file() -> None:
+    index = CallIndex.build(["p"], [b"a.b(c(d.e.f(\xffg( h("])
+    assert sorted(index.calls) == [b"b", b"c", b"f", b"h", b"\xffg"]
+    assert sorted(index.methods) == [b"b", b"f"]
+
+
+ALPHABET = b"ab_.( \x00\xff$-:"
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    texts=st.lists(st.binary(max_size=40).map(lambda b: bytes(ALPHABET[x % 11] for x in b))),
+    needles=st.lists(
+        st.binary(min_size=0, max_size=6).map(lambda b: bytes(ALPHABET[x % 11] for x in b)),
+        min_size=1,
+        max_size=8,
+    ),
+)
+def test_candidates_equal_the_text_search_on_random_bytes(
+    texts: list[bytes], needles: list[bytes]
+) -> None:
+    langs = ["python", "go", "typescript"]
+    corpus = Corpus({f"f{i:03}": (langs[i % 3], t) for i, t in enumerate(texts)})
+    for needle in needles:
+        for form in (needle, needle + b"(", b"." + needle + b"("):
+            for lang in ("python", "go", "tsx"):
+                assert corpus.candidates(lang, form, "f000") == brute(corpus, lang, form, "f000")

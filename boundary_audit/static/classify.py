@@ -190,6 +190,10 @@ def argv(value: AValue, remote: bool, ctx: Context = NO_CONTEXT) -> Verdict:
                 continue
             if w.startswith("-") and not w.startswith("--") and "c" in w[1:]:
                 if j + 1 < len(rest_items):
+                    forwarded = _runs_positionals(rest_words[j + 1], rest_items[j + 2 :], value)
+                    if forwarded is not None:
+                        v = argv(forwarded, remote, ctx)
+                        return replace(v, detail=f"{prog} {w} '… exec \"$@\"' {v.detail}".strip())
                     v = shell_string(rest_items[j + 1], base_remote, ctx)
                     return replace(v, detail=v.detail or f"{prog} {w}")
                 return Verdict(
@@ -241,6 +245,20 @@ def argv(value: AValue, remote: bool, ctx: Context = NO_CONTEXT) -> Verdict:
 
 
 _SHORT_C = re.compile(r"-[a-z]{0,3}c[a-z]{0,3}")
+
+
+_RUNS_ALL = re.compile(r'(?:^|[;&|\n(]|\bexec|\bcommand|\bnohup)\s*"\$@"')
+_SHIFT = re.compile(r"(?:^|[;&|\n]|&&)\s*shift(?:\s+(\d+))?\s*(?=$|[;&|\n])")
+
+
+def _runs_positionals(script: str | None, after: list[AValue], whole: Lst) -> Lst | None:
+    """The argv a fixed `sh -c SCRIPT $0 ARGS...` runs when SCRIPT executes its positional
+    parameters (`exec "$@"`, after `shift N`): ARGS without the shifted ones. None when the
+    script is not literal or does not run `"$@"` as a command."""
+    if script is None or not after or not _RUNS_ALL.search(script):
+        return None
+    shifted = sum(int(m.group(1) or 1) for m in _SHIFT.finditer(script))
+    return Lst(tuple(after[1 + shifted :]), whole.rest, whole.path, whole.span)
 
 
 def _c_flag(words: list[str | None]) -> bool:

@@ -403,9 +403,16 @@ class Engine:
         """A list value from sequence items (spreads of known lists are inlined)."""
         out: list[AValue] = []
         rest: Prov | None = None
-        for item in items:
+        # Names first, calls last: the order of evaluation does not change a value, but on a
+        # sink whose step budget runs out the cheap reads (the model's `*cmd`) are the ones
+        # that should have been looked at (`[sh, -c, script, path_of(x), *cmd]`).
+        values = {
+            i: self.eval(item.value if isinstance(item, Spread) else item, fn)
+            for i, item in sorted(enumerate(items), key=lambda e: _cost(e[1]))
+        }
+        for i, item in enumerate(items):
             if isinstance(item, Spread):
-                inner = self.eval(item.value, fn)
+                inner = values[i]
                 if isinstance(inner, Lst):
                     out.extend(inner.items)
                     rest = inner.rest if rest is None else rest.join(inner.rest or EMPTY)
@@ -414,8 +421,18 @@ class Engine:
                     if isinstance(inner, Tok):
                         out.append(inner)
                 continue
-            out.append(self.eval(item, fn))
+            out.append(values[i])
         return Lst(tuple(out), rest, self.path, span)
+
+
+def _cost(expr: Expr) -> int:
+    """A rough order of evaluation cost: literals and names, then attributes, then the rest."""
+    inner = expr.value if isinstance(expr, Spread) else expr
+    if isinstance(inner, (Lit, Ref)):
+        return 0
+    if isinstance(inner, Attr):
+        return 1
+    return 2
 
 
 __all__ = ["Engine", "UNKNOWN"]

@@ -23,7 +23,7 @@ from boundary_audit.static.extract.base import Extractor
 from boundary_audit.static.parsing import QUERY_DIALECT, TooDeep, parse, utf8_safe
 from boundary_audit.static.prefilter import may_have_sinks
 from boundary_audit.static.queries import bundle
-from boundary_audit.static.sinks import FileContext, evaluate_sink
+from boundary_audit.static.sinks import FileContext, caller_findings, evaluate_sink
 from boundary_audit.static.templates import serialized_templates
 
 CHECK_NAMES = tuple(c.name for c in CHECKS)
@@ -126,7 +126,12 @@ def _analyze(
         wraps=[s.span for s in sites if isinstance(s, TemplateSite) and s.check == "BA102"],
         writes=[s for s in sites if isinstance(s, WriteSite)],
     )
-    results = [r for site in order_sinks(sinks) if (r := evaluate_sink(site, ctx)) is not None]
+    results = []
+    for site in order_sinks(sinks):
+        r = evaluate_sink(site, ctx)
+        if r is not None:
+            results.append(r)
+            results.extend(caller_findings(site, ctx))
     results.extend(serialized_templates(json_sites, ctx))
     found = dedupe([f for f, fixed in results if include_constant or not fixed])
     comments = [s for s in sites if isinstance(s, CommentSite)]

@@ -18,16 +18,20 @@ import tree_sitter as ts
 from boundary_audit.finding import Finding
 from boundary_audit.static import classify as C
 from boundary_audit.static import findings as F
+from boundary_audit.static import programs as P
 from boundary_audit.static.checks.base import SinkSite, WriteSite
 from boundary_audit.static.dataflow import Engine
 from boundary_audit.static.ir import Call
 from boundary_audit.static.values import (
+    EMPTY,
     AValue,
     Lst,
     Obj,
     Prov,
     Ser,
     Text,
+    alts,
+    as_str,
     options,
     prov_of,
 )
@@ -149,7 +153,9 @@ def evaluate_sink(site: SinkSite, ctx: FileContext) -> Result | None:
     elif kind in ("remote-argv", "docker"):
         verdict = _remote_argv(site, ctx, cc)
     elif kind == "kernel":
-        verdict = C.kernel_input(eng.value(_need(site.value)), cc)
+        value = eng.value(_need(site.value))
+        own = [o for o in options(value) if _caller_prefix(o, site, ctx) is None]
+        verdict = C.kernel_input(alts(own) if own else value, cc)
     if verdict is None:
         return None
     return _finding(site, verdict, ctx), verdict.fixed
@@ -159,6 +165,48 @@ _BY_METHOD_NAME = frozenset(
     {"remote", "session", "session-handle", "tty", "remote-argv", "docker", "kernel"}
 )
 """Sink kinds recognised by a method name (`run`, `exec`, `sendline`, `send_keys`...)."""
+
+
+def caller_findings(site: SinkSite, ctx: FileContext) -> list[Result]:
+    """Findings at the callers that decide a kernel sink's class: a helper that runs what it
+    is given (`self.client.execute(code)`) is a session, and the caller that hands it
+    `f"%%bash\n{code}"` or `f"!{command}"` is where the text goes to a shell. Each such
+    caller's prefix is a finding of its own, at the prefix; the sink keeps the others."""
+    if site.kind != "kernel" or site.value is None:
+        return []
+    eng = ctx.engine
+    out: dict[tuple[str, int, str], Result] = {}
+    main = _finding(site, C.Verdict(BC.SHELL_SESSION, 1, EMPTY, ""), ctx)
+    for o in options(eng.value(site.value)):
+        at = _caller_prefix(o, site, ctx)
+        if at is None or prov_of(o).constant:
+            continue
+        prefix, head = at
+        cls, layers, detail = P.KERNEL_PREFIXES[prefix]
+        v = C.Verdict(BC(cls), layers, prov_of(o), f"{detail}, given by this caller")
+        assert head.span is not None
+        primary = F.location(head.path, head.span, ctx.commit, f"{prefix} cell for: {main.sink}")
+        key = (head.path, head.span.start_line, cls)
+        if key not in out:
+            out[key] = (F.build(v, primary, eng.ex.lang, main.sink or "", None), v.fixed)
+    return list(out.values())
+
+
+def _caller_prefix(o: AValue, site: SinkSite, ctx: FileContext) -> tuple[str, Text] | None:
+    """The kernel cell prefix (`!`, `%%bash`) that starts `o`, when a literal outside the
+    sink's own function wrote it; None otherwise."""
+    s = as_str(o)
+    head = s.pieces[0] if s.pieces else None
+    if not isinstance(head, Text) or head.span is None:
+        return None
+    text = head.text.lstrip()
+    prefix = next((p for p in P.KERNEL_PREFIXES if text.startswith(p)), None)
+    if prefix is None:
+        return None
+    fn = ctx.engine.ex.function_at(site.span)
+    if head.path == ctx.path and fn.span.start_byte <= head.span.start_byte < fn.span.end_byte:
+        return None
+    return prefix, head
 
 
 def _own_method(site: SinkSite, ctx: FileContext) -> bool:

@@ -157,6 +157,7 @@ class Corpus:
     _blobs: dict[str | None, tuple[bytes, list[int], list[str]]] = field(default_factory=dict)
     _bases: dict[tuple[str, str], set[str]] = field(default_factory=dict)
     _indexes: dict[str | None, CallIndex] = field(default_factory=dict)
+    _engines: OrderedDict[tuple[str, int], Engine] = field(default_factory=OrderedDict)
 
     def extractor(self, path: str) -> Extractor | None:
         """The (cached) extractor of another file, or None if it cannot be analysed."""
@@ -238,13 +239,28 @@ class Corpus:
             cached = self._blobs[family] = (b"\0".join(parts), starts, paths)
         return cached
 
-    def engine_for(self, ex: Extractor, parent: Engine) -> Engine:
-        """An engine for another file, one hop further than `parent`, on its step budget."""
+    def engine_for(self, ex: Extractor, parent: Engine, shared: bool = False) -> Engine:
+        """An engine for another file, one hop further than `parent`, on its step budget.
+
+        A `shared` one is kept per (file, hop) and reused, with what it memoised, by every
+        later lookup into that file (an engine with no bindings computes the same value for
+        an expression whoever asks; a result cut by a budget is never memoised): the
+        callers of a workspace-path helper are then evaluated once per scan, not once per
+        sink that reaches them."""
         from boundary_audit.static.dataflow import Engine
 
         hops = parent.hops + 1
-        engine = Engine(ex, self if hops < MAX_HOPS else None)
-        engine.hops = hops
+        key = (ex.path, hops)
+        engine = self._engines.get(key) if shared else None
+        if engine is None or engine.ex is not ex:
+            engine = Engine(ex, self if hops < MAX_HOPS else None)
+            engine.hops = hops
+            if shared:
+                self._engines[key] = engine
+                if len(self._engines) > 64:
+                    self._engines.popitem(last=False)
+        elif shared:
+            self._engines.move_to_end(key)
         engine.budget = parent.budget
         return engine
 
@@ -278,7 +294,7 @@ class Corpus:
             )
             if ex is None or (not fn.is_method and not same_package and not _imports(ex, fn.name)):
                 continue
-            other = self.engine_for(ex, engine)
+            other = self.engine_for(ex, engine, shared=True)
             for node in ex.call_nodes(fn.name):
                 call = ex.expr(node)
                 if not isinstance(call, Call) or param is None:

@@ -224,7 +224,27 @@ class Engine:
                 dpath = fn.block_path(d.span.start_byte)
                 if use_path[: len(dpath)] == dpath:
                     break
+            else:
+                # every definition is conditional (`if bash: code = f"%%bash\n{code}"`) and
+                # none is on an `else` branch: the parameter's own value reaches the read too
+                if fn.param(name) is not None and not any(
+                    self._on_else(fn, d, use_path) for d in chosen
+                ):
+                    values = [self.eval(d.value, fn) for d in chosen]
+                    return alts([*values, self.param(fn, name)])
         return alts(self.eval(d.value, fn) for d in chosen)
+
+    def _on_else(self, fn: Function, d: Def, use_path: tuple[int, ...]) -> bool:
+        """Whether definition `d` is inside an `else` branch that the read at `use_path` is
+        not inside (its innermost such block follows `else`, or is the else clause)."""
+        pos = d.span.start_byte
+        inner = [b for b in fn.blocks if b[0] <= pos < b[1] and b[0] not in use_path]
+        if not inner:
+            return False
+        start = max(inner)[0]
+        data = self.ex.data
+        before = data[max(0, start - 64) : start].rstrip()
+        return before.endswith((b"else", b"else:")) or data[start : start + 4] == b"else"
 
     def param(self, fn: Function, name: str) -> AValue:
         """Value of parameter `name` of `fn`: the arguments its callers pass."""
@@ -391,13 +411,37 @@ class Engine:
     # -- strings and sequences --------------------------------------------------------------
     def template(self, expr: Tmpl, fn: Function) -> AValue:
         """A string (or, for `+` of lists, a list) built from the template's parts."""
-        parts = [self.eval(p, fn) for p in expr.parts]
+        parts = self._cheap_first(expr.parts, fn)
         if expr.kind == "concat" and any(isinstance(o, Lst) for p in parts for o in options(p)):
             return concat_lists(parts, self.path, expr.span)
         pieces: list[Text | Hole] = []
         for p in parts:
             pieces.extend(str_pieces(p))
         return Str(tuple(merge_text(pieces)))
+
+    def _cheap_first(self, exprs: tuple[Expr, ...], fn: Function) -> list[AValue]:
+        """The values of `exprs` (a spread's: of what it spreads), evaluated cheapest first.
+
+        The order of evaluation does not change a value, but on a sink whose step budget
+        runs out the cheap reads (the model's `*cmd`, a parameter) are the ones that should
+        have been looked at (`[sh, -c, script, path_of(x), *cmd]`, `f"cd {cwd} && {cmd}"`
+        with `cwd = path_of(root)`)."""
+        order = sorted(range(len(exprs)), key=lambda i: self._cost(exprs[i], fn))
+        values: dict[int, AValue] = {}
+        for i in order:
+            e = exprs[i]
+            values[i] = self.eval(e.value if isinstance(e, Spread) else e, fn)
+        return [values[i] for i in range(len(exprs))]
+
+    @staticmethod
+    def _cost(expr: Expr, fn: Function) -> int:
+        """A rough cost: literals and names, then attributes, then the rest."""
+        inner = expr.value if isinstance(expr, Spread) else expr
+        if isinstance(inner, (Lit, Ref)):
+            return 0
+        if isinstance(inner, Attr):
+            return 1
+        return 2
 
     def sequence(self, items: tuple[Expr, ...], fn: Function, span: Span) -> Lst:
         """A list value from sequence items (spreads of known lists are inlined)."""
@@ -406,10 +450,7 @@ class Engine:
         # Names first, calls last: the order of evaluation does not change a value, but on a
         # sink whose step budget runs out the cheap reads (the model's `*cmd`) are the ones
         # that should have been looked at (`[sh, -c, script, path_of(x), *cmd]`).
-        values = {
-            i: self.eval(item.value if isinstance(item, Spread) else item, fn)
-            for i, item in sorted(enumerate(items), key=lambda e: _cost(e[1]))
-        }
+        values = self._cheap_first(items, fn)
         for i, item in enumerate(items):
             if isinstance(item, Spread):
                 inner = values[i]
@@ -423,16 +464,6 @@ class Engine:
                 continue
             out.append(values[i])
         return Lst(tuple(out), rest, self.path, span)
-
-
-def _cost(expr: Expr) -> int:
-    """A rough order of evaluation cost: literals and names, then attributes, then the rest."""
-    inner = expr.value if isinstance(expr, Spread) else expr
-    if isinstance(inner, (Lit, Ref)):
-        return 0
-    if isinstance(inner, Attr):
-        return 1
-    return 2
 
 
 __all__ = ["Engine", "UNKNOWN"]

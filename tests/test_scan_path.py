@@ -564,13 +564,14 @@ def test_a_replaced_environment_and_an_open_shell_are_facts_of_the_path(tmp_path
     ]
     user = by_line[23].boundary_path
     assert user is not None
+    # `os.environ.get("SHELL", "/bin/bash")`: the code's default first, then the range.
     assert fields(user)["routes"] == [
-        {"transport": "raw", "params": {"shell": "sh", "flags": "-lc"}, "assumes": "program sh"},
         {
             "transport": "raw",
             "params": {"shell": "bash", "flags": "-lc"},
             "assumes": "program bash",
         },
+        {"transport": "raw", "params": {"shell": "sh", "flags": "-lc"}, "assumes": "program sh"},
     ]
     assert user.fact("program") is not None and user.fact("program").source == "range"  # type: ignore[union-attr]
 

@@ -201,6 +201,7 @@ def _catalogue_entries() -> list[tuple[str, str, dict[str, object]]]:
 CATALOGUE = _catalogue_entries()
 _SPELLING_KEYS = ("names", "calls", "constructors", "decorators", "class_decorators", "bases")
 _SPELLING_KEYS += ("methods", "attributes", "traits", "fields", "types")
+_SPELLING_KEYS += ("reads", "files", "loaders", "wraps")
 
 
 def _spellings(entry: dict[str, object]) -> set[str]:

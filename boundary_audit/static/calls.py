@@ -10,9 +10,11 @@ values), or else an opaque value carrying its arguments' provenance.
 
 from __future__ import annotations
 
+import re
 import shlex
 from typing import TYPE_CHECKING
 
+from boundary_audit.static import inputs as I
 from boundary_audit.static import knowledge as K
 from boundary_audit.static import programs as P
 from boundary_audit.static.dataflow_limits import MAX_CALL_DEPTH, SITE_STEPS
@@ -33,6 +35,7 @@ from boundary_audit.static.ir import (
     Map,
     Param,
     Ref,
+    Span,
     Spread,
 )
 from boundary_audit.static.parsing import QUERY_DIALECT
@@ -195,6 +198,9 @@ class CallEvaluator:
         cn = self.canonical(call, fn)
         last = cn.rsplit(".", 1)[-1]
         arg0 = call.args[0] if call.args else None
+        given = self.input_call(call, cn, fn)
+        if given is not None:
+            return given
         if P.inert_call(cn) or (
             not call.args
             and not call.kwargs
@@ -244,7 +250,71 @@ class CallEvaluator:
         joined = join_all(provs)
         if cn in PURE:
             return Opq(joined)
+        if (
+            isinstance(call.callee, Attr)
+            and joined.configured
+            and provs[-1].configured
+            and not any(isinstance(o, Obj) for o in options(self.engine.eval(call.callee.base, fn)))
+        ):
+            # A method of a configured value (`settings.get("shell")`, `reader.ReadString`)
+            # with configured or literal arguments: a part of the configuration (not of a
+            # file or process handle: what `open(path).read()` reads is not its path).
+            if last.lower().startswith("get") and isinstance(arg0, Lit):
+                joined = I.refine(joined, arg0.text, self.ex.path, call.span)
+            return Opq(joined)
         return Opq(joined.join(UNKNOWN))
+
+    def input_call(self, call: Call, cn: str, fn: Function) -> AValue | None:
+        """A non-model input (`static.inputs`) if the call reads one: the environment, CLI
+        arguments, a configuration file, a person's text; or the input a wrapper passes on.
+        The origins of the call's arguments (a model-chosen path or name) are kept."""
+        t = I.tables(QUERY_DIALECT[self.ex.lang])
+        path, span = self.ex.path, call.span
+        rule = t.matches(t.calls, cn) or (
+            t.matches(t.calls, call.name) if cn != call.name else None
+        )
+        if rule is not None and rule.no_args and (call.args or call.kwargs):
+            rule = None
+        kind = "call"
+        if rule is None and isinstance(call.callee, Attr):
+            rule = t.methods.get(call.callee.name)
+        if rule is None:
+            rule, kind = t.matches(t.files, cn), "file"
+        if rule is None:
+            rule, kind = t.matches(t.loaders, cn), "loader"
+        if rule is None:
+            if call.args and t.wrap(cn):
+                return self.engine.eval(call.args[0], fn)
+            return None
+        if kind == "call":
+            lit = next((a.text for a in call.args if isinstance(a, Lit)), "")
+            label = I.fill(rule.label, arg=lit, call=call.name)
+        else:
+            target = _path_expr(call)
+            if target is None:
+                return None
+            value = self.engine.eval(target, fn)
+            handle = [o for o in options(value) if isinstance(o, Obj) and o.kind == "file"]
+            named = [n for h in handle if h.target is not None and (n := _literal(h.target))]
+            spans = [h.span for h in handle if h.span is not None]
+            text = named[0] if named else _path_text(self, target, spans[0] if spans else None)
+            if kind == "file" and not I.named_like(rule, text):
+                return None
+            if kind == "loader" and not handle and not I.FILE_READ.search(self._text(target)):
+                return None
+            label = f"config file {text}"
+        args = [prov_of(self.engine.eval(a, fn)) for a in call.args]
+        args += [prov_of(self.engine.eval(v, fn)) for _, v in call.kwargs]
+        if isinstance(call.callee, Attr) and kind != "call":
+            args.append(prov_of(self.engine.eval(call.callee.base, fn)))
+        origins = frozenset(o for p in args for o in p.origins)
+        value = Opq(I.make(rule, label, path, span).join(Prov(origins)))
+        if kind == "call" and rule.default and len(call.args) > rule.default:
+            return alts([value, self.engine.eval(call.args[rule.default], fn)])
+        return value
+
+    def _text(self, expr: Expr) -> str:
+        return self.ex.data[expr.span.start_byte : expr.span.end_byte].decode("utf-8", "replace")
 
     def joined(self, argv: AValue, inner: Prov, display: str, call: Call) -> AValue:
         """`shlex.join(argv)`: one command line, each word quoted (see `K.JOINERS`).
@@ -507,6 +577,39 @@ class CallEvaluator:
                 arg = arg.get(p.field) or arg
             found.append(with_step(self.engine.eval(arg, caller), step))
         return found
+
+
+def _path_expr(call: Call) -> Expr | None:
+    """The path a file read or loader is given: its first argument, or the receiver of a
+    method read (`Path("settings.json").read_text()`)."""
+    if call.args:
+        return call.args[0]
+    if isinstance(call.callee, Attr):
+        return call.callee.base
+    return None
+
+
+_QUOTED = re.compile(r"""(["'`])([^"'`\n]{1,80})\1""")
+
+
+def _literal(value: AValue) -> str | None:
+    return value.literal() if isinstance(value, Str) else None
+
+
+def _path_text(calls: CallEvaluator, target: Expr, opened: Span | None = None) -> str:
+    """A file path as the code writes it: the literal, the last string literal in the
+    expression (or in the `open(...)` call of a handle) that builds it (`path.join(home,
+    "settings.json")`), or the expression's text."""
+    if isinstance(target, Lit):
+        return target.text
+    source = calls._text(target)
+    if opened is not None:
+        source = calls.ex.data[opened.start_byte : opened.end_byte].decode("utf-8", "replace")
+    quoted: list[tuple[str, str]] = _QUOTED.findall(source)
+    if quoted:
+        return quoted[-1][1]
+    text = " ".join(source.split())
+    return text if len(text) <= 60 else text[:57] + "..."
 
 
 def _fixed_program(argv: AValue) -> bool:

@@ -13,7 +13,7 @@ or a literal program whose model-free arguments are data: not a model boundary.
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field, replace
 
 from boundary_audit.static import knowledge as K
@@ -23,6 +23,7 @@ from boundary_audit.static.handles import join_list
 from boundary_audit.static.shellsyntax import shell_holes
 from boundary_audit.static.values import (
     EMPTY,
+    UNKNOWN,
     AValue,
     Hole,
     Lst,
@@ -95,13 +96,14 @@ def shell_string(value: AValue, base: BC, ctx: Context = NO_CONTEXT) -> Verdict:
     """A string that a shell parses: `base` class, or nested/inner class per its holes."""
     s = as_str(value)
     base_layers = base.parse_layers
+    every = shell_holes(s)
     holes = [
         h if h.inner is None or ctx.gate(h.inner.text) else replace(h, inner=None)
-        for h in shell_holes(s)
+        for h in every
         if not h.hole.prov.constant
     ]
     if not holes:
-        return Verdict(base, base_layers, EMPTY, fixed=True)
+        return Verdict(base, base_layers, configured(h.hole.prov for h in every), fixed=True)
     for h in holes:
         if h.inner is None:
             continue
@@ -135,6 +137,13 @@ def shell_string(value: AValue, base: BC, ctx: Context = NO_CONTEXT) -> Verdict:
     return Verdict(base, base_layers, prov, sanitizer=sanitizer, fixed=data_only)
 
 
+def configured(provs: Iterable[Prov]) -> Prov:
+    """The non-model inputs of constant parts (`Prov.configured`), without their variables
+    and steps: what a fixed verdict names as configured."""
+    found = frozenset(i for p in provs if p.constant for i in p.inputs)
+    return Prov(inputs=found) if found else EMPTY
+
+
 def _shell_safe(hole: Hole) -> bool:
     entry = next((v for v in K.SANITIZERS.values() if v[0] == hole.sanitizer), None)
     return entry is not None and entry[1] == K.SHELL_QUOTE
@@ -166,7 +175,7 @@ def argv(value: AValue, remote: bool, ctx: Context = NO_CONTEXT) -> Verdict:
     if not isinstance(value, Lst):
         prov = prov_of(value)
         if isinstance(value, Str) and prov.constant:
-            return Verdict(BC.ARGV_DIRECT, 0, EMPTY, "constant program", fixed=True)
+            return Verdict(BC.ARGV_DIRECT, 0, configured([prov]), "constant program", fixed=True)
         return Verdict(BC.ARGV_DIRECT, 0, prov, "argv from a value", fixed=prov.constant)
     items = list(value.items)
     words = [literal(i) for i in items]
@@ -233,6 +242,13 @@ def argv(value: AValue, remote: bool, ctx: Context = NO_CONTEXT) -> Verdict:
         return Verdict(
             BC.ARGV_DIRECT, 0, head_prov.join(value.rest or EMPTY), "program chosen by the value"
         )
+    data = join_all([*(prov_of(x) for x in rest_items), value.rest or EMPTY])
+    if head is None and head_prov.configured and not data.constant:
+        # A configured program (`process.env.PYTHON ?? "python3"`) whose arguments are not
+        # constant: reported as before inputs were known, a program chosen by a value of
+        # unknown role (its arguments may be a command for it); the program is the user's.
+        prov = configured([head_prov]).join(value.rest or EMPTY).join(UNKNOWN)
+        return Verdict(BC.ARGV_DIRECT, 0, prov, "configured program, arguments not constant")
     if (
         value.rest is not None
         and not value.rest.constant
@@ -240,7 +256,6 @@ def argv(value: AValue, remote: bool, ctx: Context = NO_CONTEXT) -> Verdict:
         and not rest_items
     ):
         return Verdict(BC.ARGV_DIRECT, 0, value.rest, f"{head} + argv from a value")
-    data = join_all([*(prov_of(x) for x in rest_items), value.rest or EMPTY])
     return Verdict(BC.ARGV_DIRECT, 0, data, f"{head or '?'} with fixed program", fixed=True)
 
 

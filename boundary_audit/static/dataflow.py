@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING
 
 import tree_sitter as ts
 
+from boundary_audit.static import inputs as I
 from boundary_audit.static import knowledge as K
 from boundary_audit.static import programs as P
 from boundary_audit.static.dataflow_limits import MAX_CALL_DEPTH, MAX_STEPS
@@ -108,8 +109,11 @@ class Engine:
         self.at_site = False
         """A helper's value re-evaluated for one call site (`CallEvaluator.at_call_site`)."""
         from boundary_audit.static.calls import CallEvaluator
+        from boundary_audit.static.parsing import QUERY_DIALECT
 
         self.calls = CallEvaluator(self)
+        self.tables = I.tables(QUERY_DIALECT[ex.lang])
+        """The non-model inputs of this file's language (`static.inputs`)."""
 
     # -- entry points -----------------------------------------------------------------------
     def value(self, node: ts.Node, role: str = "value") -> AValue:
@@ -196,7 +200,7 @@ class Engine:
             if scope.param(name) is not None:
                 return tag_var(self.param(scope, name), (self.path, scope.key, name))
             if scope.key == -1:
-                return UNKNOWN_OPAQUE
+                return self.input_read(name, span) or UNKNOWN_OPAQUE
             # NOTE(h2): outer scopes run before *and after* the inner function is defined, so
             # every definition there may reach the read: use the end of the file as position.
             at = len(self.ex.data) + 1
@@ -277,6 +281,11 @@ class Engine:
                 Contract.NATIVE,
             )
             return alts([Opq(Prov(frozenset({origin}))), *found])
+        cli = self.tables.decorated(fn.decorators) if fn.decorators else None
+        if cli is not None and not (fn.self_param and p.index == 0):
+            rule, decorator = cli
+            label = f"CLI option --{name} (@{decorator})"
+            return alts([Opq(I.make(rule, label, self.path, p.span, keyed=False)), *found])
         if self.corpus is not None and not any(prov_of(v).model for v in found):
             found = found + self.corpus.param_values(self, fn, name)
         if found:
@@ -301,6 +310,9 @@ class Engine:
         )
         if fixed is not None:
             return Str((Text(fixed, self.path, expr.span),))
+        read = self.input_read(f"{base_text}.{name}", expr.span) if base_text else None
+        if read is not None:
+            return read
         origin = attr_origin(name, base_text, self.path, expr.span)
         if base_text in ("self", "this") and fn.cls is not None:
             own = self.class_attr(fn, f"{base_text}.{name}")
@@ -315,17 +327,28 @@ class Engine:
             if returned is not None:
                 return returned
         base = self.eval(expr.base, fn)
+        prov = prov_of(base)
+        if prov.configured and not any(isinstance(o, Obj) for o in options(base)):
+            # `args.action`, `settings.hooks`: a part of a configured value, not model output.
+            return Opq(I.refine(prov, name, self.path, expr.span))
         if origin is not None:
-            return Opq(prov_of(base).join(Prov(frozenset({origin}))))
+            return Opq(prov.join(Prov(frozenset({origin}))))
         for o in options(base):
             if isinstance(o, Obj):
                 return handle_attr(o, name)
-        prov = prov_of(base)
         if K.is_command_name(name) and not prov.origins and prov.unknown:
             kind = "tool-name" if self.ex.tools.tool_class(fn.cls) else "name"
             hint = Origin(kind, f"field `{name}`", self.path, expr.span)
             prov = prov.join(Prov(frozenset({hint})))
         return Opq(prov)
+
+    def input_read(self, dotted_name: str, span: Span) -> AValue | None:
+        """A read of a non-model input by name (`os.environ`, `process.env`, `sys.argv`)."""
+        rule = self.tables.reads.get(self.ex.canonical(dotted_name))
+        if rule is None:
+            return None
+        label = I.fill(rule.read_label, read=dotted_name)
+        return Opq(I.make(rule, label, self.path, span))
 
     def class_attr(self, fn: Function, target: str) -> AValue | None:
         """Join of every assignment to `self.x` in the methods of `fn`'s class."""
@@ -351,6 +374,9 @@ class Engine:
         key_text = key.literal() if isinstance(key, Str) else None
         if key_text is not None:
             origin = attr_origin(key_text, dotted(expr.base), self.path, expr.span)
+            base_prov = prov_of(base)
+            if base_prov.configured and not any(isinstance(o, (Lst, Obj)) for o in options(base)):
+                return Opq(I.refine(base_prov, key_text, self.path, expr.span))
             if origin is not None:
                 return Opq(prov_of(base).join(Prov(frozenset({origin}))))
         table = self.table_of(expr.base, fn) if expr.key is not None else None

@@ -85,12 +85,18 @@ def subject(v: Verdict) -> str:
     if v.prov.origins:
         return "A value named like a command"
     if v.fixed and v.prov.configured:
-        return "A configured value"
+        return f"A configured value ({', '.join(input_labels(v.prov))})"
     if v.fixed and v.prov.constant:
         return "A constant command"
     if v.fixed:
         return "A fixed program with data arguments"
     return "A value of unknown origin"
+
+
+def input_labels(prov: Prov, limit: int = 3) -> list[str]:
+    """What the non-model inputs of `prov` read, in words (at most `limit`, then `…`)."""
+    labels = sorted({i.label for i in prov.inputs})
+    return labels[:limit] + (["…"] if len(labels) > limit else [])
 
 
 def message(v: Verdict, sink: str) -> str:
@@ -142,7 +148,8 @@ def build(
 
 
 def related(v: Verdict, commit: str | None) -> list[Location]:
-    """Traced origins first, then name-only ones, the wrapping literal, then the steps."""
+    """Traced origins first, then name-only ones, the non-model inputs of a value that is
+    not the model's, the wrapping literal, then the steps."""
     origins = sorted(
         v.prov.origins, key=lambda o: (not o.strong, o.path, o.span.start_byte, o.label)
     )
@@ -157,6 +164,12 @@ def related(v: Verdict, commit: str | None) -> list[Location]:
         )
         for o in (*strong, *weak)
     ]
+    if not v.prov.model:
+        inputs = sorted(v.prov.inputs, key=lambda i: (i.path, i.span.start_byte, i.label))[:2]
+        out.extend(
+            location(i.path, i.span, commit, f"non-model input ({i.kind}): {i.label}")
+            for i in inputs
+        )
     if v.wrap is not None and v.wrap.span is not None:
         out.append(
             location(v.wrap.path, v.wrap.span, commit, f"wrapped for a second parser: {v.detail}")

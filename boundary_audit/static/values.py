@@ -58,11 +58,14 @@ class Input:
     """A value from outside the model: configuration, environment, a CLI flag, a person."""
 
     kind: str
-    """`config`, `env`, `cli`, `human`, `mcp-server` or `hook`. NOTE: nothing produces these
-    yet; recognising non-model sources (issue 9, part 3) is still to be built."""
+    """`config`, `env`, `cli`, `human`, `mcp-server` or `hook` (`catalogue/sources.toml`,
+    `[[input]]` and `[[input_key]]`; recognised by `static.inputs`)."""
     label: str
+    """What was read, in words: `environment variable SHELL`, `CLI flag --cmd`."""
     path: str
     span: Span
+    field: str = ""
+    """How a key or attribute read of this input names the part (`CLI flag --{key}`)."""
 
 
 @dataclass(frozen=True, slots=True)

@@ -3,10 +3,10 @@
 - `sources.toml`: where model output enters a harness, per SDK and framework: LLM client
   calls and constructors, the harness-side wrappers around them, tool entry points (the
   decorators, base classes, wrapper calls, tool objects, attributes and traits by which a
-  function is registered as a tool), decoders of tool-call arguments, action parsers.
-- (no table yet) values that are *not* the model's (settings and configuration files, the
-  environment, CLI flags, MCP server definitions, hook commands, text a person typed) are
-  recognised in code (`values.Input`), not read from a table.
+  function is registered as a tool), decoders of tool-call arguments, action parsers; and
+  (`[[input]]`, `[[input_key]]`) the values that are *not* the model's: the environment,
+  CLI flags, settings and configuration files, hook commands and MCP server definitions,
+  text a person typed (read by `static.inputs`, carried as `values.Input`).
 - `sinks.toml`: process sinks beyond the check queries, per SDK and API: sandbox and kernel
   clients, PTY and websocket writes, GUI keystroke injectors, editor terminals, process
   libraries, embedded shell interpreters.

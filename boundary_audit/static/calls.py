@@ -162,6 +162,20 @@ class CallEvaluator:
     def __init__(self, engine: Engine) -> None:
         self.engine = engine
         self.ex = engine.ex
+        self._quoting: frozenset[str] | None = None
+
+    def quoting_helpers(self) -> frozenset[str]:
+        """The project's own shell-quoting helpers this file may call (`static/quoters`)."""
+        if self._quoting is None:
+            from boundary_audit.static import crossfile, quoters
+
+            family = crossfile.FAMILY.get(self.ex.lang)
+            corpus = crossfile.active()
+            found = quoters.find(self.ex.data, family)
+            if corpus is not None and self.ex.path in corpus.files:
+                found |= corpus.quoters(family)
+            self._quoting = found
+        return self._quoting
 
     def canonical(self, call: Call, fn: Function) -> str:
         """The callee's canonical dotted name (imports and simple local aliases resolved)."""
@@ -217,6 +231,9 @@ class CallEvaluator:
             if display in K.JOINERS and arg0 is not None:
                 return self.joined(self.engine.eval(arg0, fn), inner, display, call)
             return Str((Hole(inner, display, call.span),))
+        if arg0 is not None and last in self.quoting_helpers():
+            inner = prov_of(self.engine.eval(arg0, fn))
+            return Str((Hole(inner, f"{last}(){K.QUOTING_HELPER}", call.span),))
         if cn in K.TOKENIZERS and arg0 is not None:
             return Tok(self.engine.eval(arg0, fn), K.TOKENIZERS[cn], self.ex.path, call.span)
         source = self.source(call, cn, fn)

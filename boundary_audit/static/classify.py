@@ -145,6 +145,8 @@ def configured(provs: Iterable[Prov]) -> Prov:
 
 
 def _shell_safe(hole: Hole) -> bool:
+    if hole.sanitizer is not None and hole.sanitizer.endswith(K.QUOTING_HELPER):
+        return True
     entry = next((v for v in K.SANITIZERS.values() if v[0] == hole.sanitizer), None)
     return entry is not None and entry[1] == K.SHELL_QUOTE
 

@@ -19,6 +19,7 @@ from collections import OrderedDict
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
+from boundary_audit.static import quoters
 from boundary_audit.static.extract import extractor_for
 from boundary_audit.static.extract.base import Extractor
 from boundary_audit.static.ir import Attr, Call, Function, Ref, Spread
@@ -158,6 +159,7 @@ class Corpus:
     _bases: dict[tuple[str, str], set[str]] = field(default_factory=dict)
     _indexes: dict[str | None, CallIndex] = field(default_factory=dict)
     _engines: OrderedDict[tuple[str, int], Engine] = field(default_factory=OrderedDict)
+    _quoters: dict[str | None, frozenset[str]] = field(default_factory=dict)
 
     def extractor(self, path: str) -> Extractor | None:
         """The (cached) extractor of another file, or None if it cannot be analysed."""
@@ -238,6 +240,13 @@ class Corpus:
                 pos += len(self.files[p][1]) + 1
             cached = self._blobs[family] = (b"\0".join(parts), starts, paths)
         return cached
+
+    def quoters(self, family: str | None) -> frozenset[str]:
+        """Names of the project's own shell-quoting helpers in a language family (`quoters`)."""
+        found = self._quoters.get(family)
+        if found is None:
+            found = self._quoters[family] = quoters.find(self.blob(family)[0], family)
+        return found
 
     def engine_for(self, ex: Extractor, parent: Engine, shared: bool = False) -> Engine:
         """An engine for another file, one hop further than `parent`, on its step budget.

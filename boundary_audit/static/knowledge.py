@@ -59,6 +59,9 @@ SANITIZERS: dict[str, tuple[str, str]] = {
     "encoding/json.MarshalIndent": ("json.Marshal", SERIALIZER),
 }
 
+QUOTING_HELPER = " (quotes like shlex.quote)"
+"""Suffix of the sanitizer name of a project's own quoting helper (`static/quoters.py`)."""
+
 JOINERS = frozenset(
     {"shlex.join", "shlex::try_join", "shell_words::join", "shellescape.QuoteCommand"}
 )

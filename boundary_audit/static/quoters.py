@@ -11,8 +11,9 @@ from __future__ import annotations
 
 import re
 
-IDIOMS = (b"'\\\\''", b"'\\''", b"'\"'\"'")
-"""The POSIX idiom for a single quote inside single quotes, as source text spells it."""
+IDIOMS = (b"'\\\\''", b"'\\''", b"'\"'\"'", b"'\\\"'\\\"'")
+"""The POSIX idiom for a single quote inside single quotes (`'\\''`, `'"'"'`), as source
+text spells it (backslashes escaped or not)."""
 _NAME = re.compile(r"quote|escape", re.IGNORECASE)
 _HEADERS = {
     "py": rb"\bdef\s+([A-Za-z_]\w*)\s*\(",

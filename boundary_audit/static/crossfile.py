@@ -81,10 +81,10 @@ FAMILY = {
 }
 
 _CLASS_HEADER = {
-    "py": rb"\bclass\s+NAME\s*\(([^)]*)\)",
-    "js": rb"\bclass\s+NAME\b[^{]*?\b(?:extends|implements)\s+([^{]*)\{",
+    "py": re.compile(rb"\bclass\s+([A-Za-z_]\w*)\s*\(([^)]*)\)"),
+    "js": re.compile(rb"\bclass\s+([A-Za-z_$][\w$]*)\b[^{;]*?\b(?:extends|implements)\s+([^{]*)\{"),
 }
-"""A class declaration's header, with its bases in group 1 (`NAME` is the class)."""
+"""A class declaration's header: the class in group 1, its bases in group 2."""
 
 
 _IDENT = bytes(b for b in range(256) if chr(b).isascii() and chr(b).isalnum() or b >= 128) + b"_$-"
@@ -156,7 +156,7 @@ class Corpus:
     _params: dict[tuple[str, int, str], list[AValue]] = field(default_factory=dict)
     _found: dict[tuple[str | None, bytes], list[str]] = field(default_factory=dict)
     _blobs: dict[str | None, tuple[bytes, list[int], list[str]]] = field(default_factory=dict)
-    _bases: dict[tuple[str, str], set[str]] = field(default_factory=dict)
+    _bases: dict[str, dict[str, frozenset[str]]] = field(default_factory=dict)
     _indexes: dict[str | None, CallIndex] = field(default_factory=dict)
     _engines: OrderedDict[tuple[str, int], Engine] = field(default_factory=OrderedDict)
     _quoters: dict[str | None, frozenset[str]] = field(default_factory=dict)
@@ -366,20 +366,23 @@ class Corpus:
 
     def derives(self, family: str, sub: str, base: str, depth: int = 0) -> bool:
         """Whether class `sub` is declared (in the corpus) with `base` among its ancestors."""
-        key = (family, sub)
-        bases = self._bases.get(key)
-        if bases is None:
-            blob = self.blob(family)[0]
-            pattern = _CLASS_HEADER[family].replace(b"NAME", re.escape(sub.encode()))
-            bases = set()
-            for m in re.finditer(pattern, blob):
-                bases.update(w.decode() for w in re.findall(rb"[A-Za-z_][A-Za-z0-9_]*", m.group(1)))
-            self._bases[key] = bases
+        bases = self.class_bases(family).get(sub, frozenset())
         if base in bases:
             return True
         return depth < 4 and any(
             self.derives(family, b, base, depth + 1) for b in bases if b != sub
         )
+
+    def class_bases(self, family: str) -> dict[str, frozenset[str]]:
+        """Every class declared in the family's files -> the names in its bases (one pass)."""
+        table = self._bases.get(family)
+        if table is None:
+            found: dict[str, set[str]] = {}
+            for m in _CLASS_HEADER[family].finditer(self.blob(family)[0]):
+                words = re.findall(rb"[A-Za-z_$][\w$]*", m.group(2))
+                found.setdefault(m.group(1).decode(), set()).update(w.decode() for w in words)
+            table = self._bases[family] = {k: frozenset(v) for k, v in found.items()}
+        return table
 
     def return_values(
         self, engine: Engine, call: Call, canonical: str, caller: Function

@@ -571,7 +571,12 @@ class CallEvaluator:
             via_attr = isinstance(call.callee, Attr)
             if fn.is_method and not via_attr:
                 continue
-            if not fn.is_method and via_attr and not self.ex.unqualified_call_ok(call):
+            if (
+                not fn.is_method
+                and via_attr
+                and not self.ex.unqualified_call_ok(call)
+                and not _through_class(call, fn)
+            ):
                 continue
             caller = self.ex.function_at(node)
             if fn.is_method and fn.cls and not self.may_reach(call, caller, fn.cls):
@@ -580,7 +585,8 @@ class CallEvaluator:
             step = Step(self.ex.path, call.span, f"passed as `{p.name}` to {fn.name}()")
             if arg is None:
                 index = p.index - (1 if fn.self_param and via_attr else 0)
-                rest = variadic_rest(self.engine, call, index, caller, _variadic(self, p))
+                text = self.ex.data[p.span.start_byte : p.span.end_byte]
+                rest = variadic_rest(self.engine, call, index, caller, is_variadic(text))
                 if rest is not None:
                     found.append(with_step(rest, step))
                     continue
@@ -629,6 +635,17 @@ def _path_text(calls: CallEvaluator, target: Expr, opened: Span | None = None) -
     return text if len(text) <= 60 else text[:57] + "..."
 
 
+def _through_class(call: Call, fn: Function) -> bool:
+    """`LocalProcess.start(cmd)`: a static method called through its own class's name."""
+    callee = call.callee
+    return (
+        fn.cls is not None
+        and isinstance(callee, Attr)
+        and isinstance(callee.base, Ref)
+        and callee.base.name == fn.cls
+    )
+
+
 def _fixed_program(argv: AValue) -> bool:
     """Whether every shape of `argv` starts with a literal program that is not a shell."""
     shapes = options(argv)
@@ -657,7 +674,19 @@ def variadic_rest(
 def _variadic(calls: CallEvaluator, p: Param) -> bool:
     """`*args`, `...rest`, Go's `args ...string`: one parameter for many arguments."""
     text = calls.ex.data[p.span.start_byte : p.span.end_byte]
-    return text.startswith(b"*") or b"..." in text
+    return text.startswith(b"**") or is_variadic(text)
+
+
+_GO_VARIADIC = re.compile(rb"^[A-Za-z_]\w*\s+\.\.\.")
+
+
+def is_variadic(text: bytes) -> bool:
+    """Whether a parameter's source text declares it variadic in its positional arguments:
+    `*args`, `...rest`, Go's `args ...string` (not `**kwargs`, nor an annotation that
+    mentions `...`: `fn: Callable[..., R]`)."""
+    if text.startswith(b"**"):
+        return False
+    return text.startswith((b"*", b"...")) or bool(_GO_VARIADIC.match(text))
 
 
 def _by_suffix(name: str, cn: str) -> Ctor | None:

@@ -317,10 +317,10 @@ class Corpus:
                 arg = call.kwarg(name)
                 if arg is None:
                     index = param.index - (1 if fn.self_param else 0)
-                    from boundary_audit.static.calls import variadic_rest, with_step
+                    from boundary_audit.static.calls import is_variadic, variadic_rest, with_step
 
                     text = engine.ex.data[param.span.start_byte : param.span.end_byte]
-                    variadic = text.startswith(b"*") or b"..." in text
+                    variadic = is_variadic(text)
                     rest = variadic_rest(other, call, index, caller, variadic)
                     if rest is not None:
                         step = Step(path, call.span, f"passed as `{name}` to {fn.name}()")

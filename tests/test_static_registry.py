@@ -262,3 +262,19 @@ def test_every_catalogue_fixture_exists_and_the_fixture_test_asserts_it(
     text = path.read_text(encoding="utf-8")
     shown = {s for s in _spellings(entry) if re.search(rf"(?<![\w-]){re.escape(s)}(?![\w-])", text)}
     assert shown, f"{rel} shows none of {sorted(_spellings(entry))}"
+
+
+def test_every_forwarder_entry_is_loaded_with_its_callable_position() -> None:
+    from boundary_audit.static import catalogue, forwarders
+
+    entries = catalogue.entries("sinks", "forwarder")
+    assert entries
+    for e in entries:
+        assert e["lang"] in set(QUERY_DIALECT.values())
+        assert isinstance(e["fn"], int) and e["fn"] >= 0
+        assert set(e) <= {"lang", "calls", "fn", "binds", "kwargs", "fixture"}
+        for call in catalogue.strings(e, "calls"):
+            found = forwarders.library_match(str(e["lang"]), f"x.{call}")
+            assert found is not None and found.fn == e["fn"]
+            assert found.binds == e.get("binds", False)
+            assert found.kwargs == e.get("kwargs", True)

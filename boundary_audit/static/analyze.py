@@ -145,10 +145,15 @@ def _analyze(
 
 
 def order_sinks(sinks: list[SinkSite]) -> list[SinkSite]:
-    """Unique sinks, calls before bare argv literals (so literals a call consumes are known)."""
+    """Unique sinks, calls before bare argv literals (so literals a call consumes are known).
+    A forwarder call read as the sink it forwards to (`asyncio.to_thread(subprocess.run, cmd,
+    shell=True)`) replaces the plain reading of the same call by a query."""
     seen: set[tuple[int, int, str, int, int]] = set()
+    forwarded = {(s.span.start_byte, s.span.end_byte, s.kind) for s in sinks if s.skip}
     unique = []
     for s in sinks:
+        if not s.skip and (s.span.start_byte, s.span.end_byte, s.kind) in forwarded:
+            continue
         if s.key not in seen:
             seen.add(s.key)
             unique.append(s)

@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING
 
 import tree_sitter as ts
 
-from boundary_audit.static import catalogue
+from boundary_audit.static import catalogue, forwarders
 from boundary_audit.static.checks.base import SinkSite
 from boundary_audit.static.parsing import QUERY_DIALECT
 
@@ -142,12 +142,17 @@ def may_have_sites(dialect: str, data: bytes) -> bool:
         return True
     if dialect in ("javascript", "go") and any(n.encode() in data for n in api_names(dialect)):
         return True
+    if any(n.encode() in data for n in forwarders.last_names(dialect)):
+        return True
     return any(uses(dialect, data, sdk) for sdk in sdks(dialect))
 
 
 def _callee_text(ex: Extractor, call: ts.Node) -> str:
     callee = call.child_by_field_name(ex.CALLEE_FIELD) or call.child_by_field_name("constructor")
-    text = ex.text(callee)
+    return _norm(ex.text(callee))
+
+
+def _norm(text: str) -> str:
     return re.sub(r"\s+", "", text).replace("?.", ".").replace("::", ".").replace("!.", ".")
 
 
@@ -194,6 +199,69 @@ def sites(ex: Extractor) -> list[SinkSite]:
                     args = call.child_by_field_name("arguments")
                     out.append(SinkSite(f"catalogue:{sdk.name}", "process", call, args, callee))
     out.extend(_api_sites(ex, dialect))
+    out.extend(_forwarded_sites(ex, dialect))
+    return out
+
+
+def _forwarder_calls(ex: Extractor, dialect: str) -> list[tuple[ts.Node, int]]:
+    """(call node, position of the callable) of every forwarder call of the file."""
+    out: list[tuple[ts.Node, int]] = []
+    for last in sorted(forwarders.last_names(dialect)):
+        if last.encode() not in ex.data:
+            continue
+        for call in ex.call_nodes(last):
+            f = forwarders.library_match(dialect, _callee_text(ex, call), ex.resolve_callee(call))
+            if f is not None:
+                out.append((call, f.fn))
+    found = forwarders.local(ex)
+    for name in sorted(forwarders.local_names(ex)):
+        targets = [f for f in ex.functions_named(name) if f.key in found]
+        spots = {(found[f.key][0], f.self_param) for f in targets}
+        if len(spots) != 1:
+            continue
+        index, self_param = next(iter(spots))
+        for call in ex.call_nodes(name):
+            callee = call.child_by_field_name(ex.CALLEE_FIELD)
+            via_attr = callee is not None and callee.type in ("attribute", "member_expression")
+            out.append((call, index - (1 if self_param and via_attr else 0)))
+    return out
+
+
+def _forwarded_sites(ex: Extractor, dialect: str) -> list[SinkSite]:
+    """Forwarder calls given a sink as their callable (`asyncio.to_thread(subprocess.run,
+    cmd, shell=True)`, `self._call(self._sandbox.exec, *argv)`): the forwarder call is the
+    sink site, and the sink's arguments are the forwarder's after the callable."""
+    from boundary_audit.static.handles import HANDLE_CONSTRUCTORS
+
+    calls = _forwarder_calls(ex, dialect)
+    if not calls:
+        return []
+    used = [sdk for sdk in sdks(dialect) if uses(dialect, ex.data, sdk)]
+    names = api_names(dialect)
+    out: list[SinkSite] = []
+    for call, index in calls:
+        head = forwarders.callable_at(ex, call, index)
+        if head is None or index < 0:
+            continue
+        skip = index + 1
+        if head.type in ex.CALL_TYPES:
+            inner = _callee_text(ex, head)
+            if forwarders.library_match(dialect, inner, ex.resolve_callee(head)):
+                continue  # `run_in_executor(None, partial(f, x))`: the partial is the site
+        resolved = ex.callee_name(ex.expr(head))
+        if resolved and (resolved in HANDLE_CONSTRUCTORS or resolved in names):
+            out.append(SinkSite("catalogue:forwarder", "process", call, None, head, skip))
+            continue
+        text = _norm(ex.text(head))
+        for sdk in used:
+            for sink in sdk.sinks:
+                if not _suffix(text, sink.call):
+                    continue
+                if sink.receivers and _receiver_last(text, sink.call) not in sink.receivers:
+                    continue
+                value = select(ex, call, sink.arg, sink.key, skip)
+                site = SinkSite(f"catalogue:{sdk.name}", sink.kind, call, value, head, skip)
+                out.append(site)
     return out
 
 
@@ -278,8 +346,12 @@ def _enclosing_call(ex: Extractor, node: ts.Node) -> ts.Node | None:
     return None
 
 
-def select(ex: Extractor, call: ts.Node, arg: int | str, key: str | None) -> ts.Node | None:
-    """The argument node of `call` a sink entry names (position, then key); None if absent."""
+def select(
+    ex: Extractor, call: ts.Node, arg: int | str, key: str | None, skip: int = 0
+) -> ts.Node | None:
+    """The argument node of `call` a sink entry names (position, then key); None if absent.
+    `skip`: leading positional arguments that are not the sink's (a forwarder's callable);
+    for `arg = "*"` the whole list is returned and the site's `skip` says what to drop."""
     anode = call.child_by_field_name("arguments")
     if anode is None:
         return None
@@ -290,7 +362,7 @@ def select(ex: Extractor, call: ts.Node, arg: int | str, key: str | None) -> ts.
         for a in kids:
             if a.type == "keyword_argument" and ex.text(a.child_by_field_name("name")) == key:
                 return a.child_by_field_name("value")
-    positional = [a for a in kids if a.type != "keyword_argument"]
+    positional = [a for a in kids if a.type != "keyword_argument"][skip:]
     index = int(arg)
     if not -len(positional) <= index < len(positional):
         return None

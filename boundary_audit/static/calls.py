@@ -14,6 +14,7 @@ import re
 import shlex
 from typing import TYPE_CHECKING
 
+from boundary_audit.static import forwarders
 from boundary_audit.static import inputs as I
 from boundary_audit.static import knowledge as K
 from boundary_audit.static import programs as P
@@ -210,6 +211,9 @@ class CallEvaluator:
     def eval(self, call: Call, fn: Function) -> AValue:
         """The abstract value a call returns."""
         cn = self.canonical(call, fn)
+        made = self.forwarded(call, cn, fn)
+        if made is not None:
+            return self.eval(made, fn)
         last = cn.rsplit(".", 1)[-1]
         arg0 = call.args[0] if call.args else None
         given = self.input_call(call, cn, fn)
@@ -280,6 +284,16 @@ class CallEvaluator:
                 joined = I.refine(joined, arg0.text, self.ex.path, call.span)
             return Opq(joined)
         return Opq(joined.join(UNKNOWN))
+
+    def forwarded(self, call: Call, cn: str, fn: Function) -> Call | None:
+        """The call a forwarder call makes (`asyncio.to_thread(subprocess.run, cmd)` makes
+        `subprocess.run(cmd)`; see `forwarders`), or None."""
+        name = call.name.rsplit(".", 1)[-1]
+        dialect = QUERY_DIALECT[self.ex.lang]
+        local = name in forwarders.local_names(self.ex)
+        if not (local or isinstance(call.callee, Call) or name in forwarders.last_names(dialect)):
+            return None
+        return forwarders.forwarded(self.ex, call, cn, self.targets(call, fn) if local else None)
 
     def input_call(self, call: Call, cn: str, fn: Function) -> AValue | None:
         """A non-model input (`static.inputs`) if the call reads one: the environment, CLI

@@ -21,7 +21,7 @@ from boundary_audit.static import findings as F
 from boundary_audit.static import programs as P
 from boundary_audit.static.checks.base import SinkSite, WriteSite
 from boundary_audit.static.dataflow import Engine
-from boundary_audit.static.ir import Call
+from boundary_audit.static.ir import Call, Op
 from boundary_audit.static.values import (
     EMPTY,
     AValue,
@@ -141,19 +141,19 @@ def evaluate_sink(site: SinkSite, ctx: FileContext) -> Result | None:
             return None
         verdict = C.argv(eng.value(site.span, "argv"), False, cc)
     elif kind == "shell":
-        verdict = C.shell_string(eng.value(_need(site.value)), BC.SHELL_STRING, cc)
+        verdict = C.shell_string(_value(eng, site), BC.SHELL_STRING, cc)
     elif kind in ("stdin", "stdin-oneshot", "stdin-handle"):
         verdict = _stdin(site, ctx, cc)
     elif kind in ("session", "session-handle", "pty"):
         verdict = _session(site, ctx, cc)
     elif kind == "tty":
-        verdict = C.written_value(eng.value(_need(site.value)), BC.TTY_KEYSTROKES, cc)
+        verdict = C.written_value(_value(eng, site), BC.TTY_KEYSTROKES, cc)
     elif kind == "remote":
-        verdict = C.written_value(eng.value(_need(site.value)), BC.REMOTE_STRING, cc)
+        verdict = C.written_value(_value(eng, site), BC.REMOTE_STRING, cc)
     elif kind in ("remote-argv", "docker"):
         verdict = _remote_argv(site, ctx, cc)
     elif kind == "kernel":
-        value = eng.value(_need(site.value))
+        value = _value(eng, site)
         own = [o for o in options(value) if _caller_prefix(o, site, ctx) is None]
         verdict = C.kernel_input(alts(own) if own else value, cc)
     if verdict is None:
@@ -177,7 +177,7 @@ def caller_findings(site: SinkSite, ctx: FileContext) -> list[Result]:
     eng = ctx.engine
     out: dict[tuple[str, int, str], Result] = {}
     main = _finding(site, C.Verdict(BC.SHELL_SESSION, 1, EMPTY, ""), ctx)
-    for o in options(eng.value(site.value)):
+    for o in options(_value(eng, site)):
         at = _caller_prefix(o, site, ctx)
         if at is None or prov_of(o).constant:
             continue
@@ -217,7 +217,7 @@ def _own_method(site: SinkSite, ctx: FileContext) -> bool:
     real sink would be. `self.pane.send_keys(...)` inside a class that also defines its own
     `send_keys` is still libtmux's.
     """
-    callee = site.span.child_by_field_name("function")
+    callee = _callee(site)
     if callee is None:
         return False
     ex = ctx.engine.ex
@@ -252,13 +252,32 @@ def _need(node: ts.Node | None) -> ts.Node:
     return node
 
 
+def _value(eng: Engine, site: SinkSite) -> AValue:
+    """The value of the site's `@arg`; of a forwarder call's argument list (`arg = "*"`),
+    the arguments after the forwarded callable."""
+    node = _need(site.value)
+    if site.skip and node.type in ("argument_list", "arguments"):
+        expr = eng.ex.sink_expr(node, "value")
+        if isinstance(expr, Op):
+            eng.budget.steps = 0
+            return eng.eval(Op(expr.span, expr.children[site.skip :]), eng.ex.function_at(node))
+    return eng.value(node)
+
+
+def _callee(site: SinkSite) -> ts.Node | None:
+    """The sink's callee: the call's function, or the callable a forwarder call is given."""
+    if site.skip:
+        return site.receiver
+    return site.span.child_by_field_name("function")
+
+
 def _stdin(site: SinkSite, ctx: FileContext, cc: C.Context) -> C.Verdict | None:
     eng = ctx.engine
     receiver = eng.value(_need(site.receiver), "receiver")
     is_shell, handle = C.receiver_shell(receiver)
     if site.kind in ("stdin-handle", "stdin-oneshot") and handle is None:
         return None
-    value = eng.value(_need(site.value))
+    value = _value(eng, site)
     if is_shell is False:
         sers = [o for o in options(value) if isinstance(o, Ser)]
         return (
@@ -304,12 +323,12 @@ def _session(site: SinkSite, ctx: FileContext, cc: C.Context) -> C.Verdict | Non
     if site.kind == "pty":
         if handle is None or not handle.pty:
             return None
-        return C.written_value(eng.value(_need(site.value)), BC.TTY_KEYSTROKES, cc)
-    return C.written_value(eng.value(_need(site.value)), BC.SHELL_SESSION, cc)
+        return C.written_value(_value(eng, site), BC.TTY_KEYSTROKES, cc)
+    return C.written_value(_value(eng, site), BC.SHELL_SESSION, cc)
 
 
 def _remote_argv(site: SinkSite, ctx: FileContext, cc: C.Context) -> C.Verdict | None:
-    value = ctx.engine.value(_need(site.value))
+    value = _value(ctx.engine, site)
     ctx.consume(value)
     verdicts = []
     for o in options(value):
@@ -346,6 +365,8 @@ def _finding(site: SinkSite, v: C.Verdict, ctx: FileContext) -> Finding:
         ex.text(callee) if callee is not None else ex.text(site.receiver) if site.receiver else ""
     )
     sink = sink_label(text, site.kind)
+    if site.skip and site.receiver is not None:
+        sink = f"{sink_label(ex.text(site.receiver), site.kind)} via {sink}"
     primary = F.node_location(ctx.path, site.span, ctx.commit, f"sink: {sink}" if sink else "sink")
     write = None
     if isinstance(v.write, WriteSite):

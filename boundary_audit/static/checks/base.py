@@ -57,6 +57,9 @@ class SinkSite:
     """The expression carrying the command (`@arg`), if the kind needs one."""
     receiver: ts.Node | None
     """The `@sink` node: callee or receiver (stdin stream, pty, pane, connection)."""
+    skip: int = 0
+    """Leading positional arguments of `span` that are not the sink's: a forwarder call
+    (`asyncio.to_thread(subprocess.run, cmd)`) whose `receiver` is the sink callable."""
 
     @property
     def key(self) -> tuple[int, int, str, int, int]:

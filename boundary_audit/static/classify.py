@@ -244,6 +244,14 @@ def argv(value: AValue, remote: bool, ctx: Context = NO_CONTEXT) -> Verdict:
         return Verdict(
             BC.ARGV_DIRECT, 0, head_prov.join(value.rest or EMPTY), "program chosen by the value"
         )
+    code_at = P.code_argument(prog or "", rest_words) if prog in P.INTERPRETERS else None
+    if code_at is not None and code_at < len(rest_items):
+        code = prov_of(rest_items[code_at])
+        if not code.constant:
+            # `python3 -c CODE`: the value is a program for the interpreter, not data
+            cls = BC.REMOTE_STRING if remote else BC.SCRIPT_FILE
+            flag = rest_words[code_at - 1] if code_at else "-c"
+            return Verdict(cls, 1, code, f"{head} {flag} <code>")
     data = join_all([*(prov_of(x) for x in rest_items), value.rest or EMPTY])
     if head is None and head_prov.configured and not data.constant:
         # A configured program (`process.env.PYTHON ?? "python3"`) whose arguments are not

@@ -63,6 +63,37 @@ without their first dash (`c` is `-c`, `-eval` is `--eval`). `go` runs a file wi
 INTERPRETERS = frozenset(INTERPRETER_FLAGS)
 
 
+CODE_FLAGS: dict[str, frozenset[str]] = {
+    **dict.fromkeys(("python", "python2", "python3", "pypy", "pypy3"), frozenset({"-c"})),
+    **dict.fromkeys(("node", "nodejs", "bun"), frozenset({"-e", "-p", "--eval", "--print"})),
+    "deno": frozenset({"eval"}),
+    "ruby": frozenset({"-e"}),
+    "perl": frozenset({"-e", "-E"}),
+    "php": frozenset({"-r"}),
+    **dict.fromkeys(
+        ("pwsh", "powershell"),
+        frozenset({"-c", "-Command", "-command", "-EncodedCommand", "-e"}),
+    ),
+    "Rscript": frozenset({"-e"}),
+    **dict.fromkeys(("lua", "luajit"), frozenset({"-e"})),
+}
+"""Per interpreter, the flags whose next argument is code it runs (`python3 -c CODE`)."""
+
+
+def code_argument(prog: str, words: list[str | None]) -> int | None:
+    """Index in `words` (the arguments after interpreter `prog`) of the code a flag makes it
+    run (`-c CODE`, `-e CODE`, `deno eval CODE`); None when there is none."""
+    flags = CODE_FLAGS.get(program_name(prog))
+    if not flags:
+        return None
+    for j, w in enumerate(words):
+        if w in flags:
+            return j + 1
+        if w is None or not w.startswith("-"):
+            return None
+    return None
+
+
 def script_position(prog: str, words: list[str | None]) -> int | None:
     """Index in `words` (the arguments after interpreter `prog`) of the program file it runs;
     None when a flag makes it run code or a module instead (`-c`, `-e`, `-m`, `--eval`) or

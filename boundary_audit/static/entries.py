@@ -24,6 +24,7 @@ them to one file's tree:
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 from functools import cache
 from typing import TYPE_CHECKING
@@ -74,6 +75,10 @@ class Conventions:
     traits: list[tuple[tuple[str, ...], frozenset[str]]] = field(default_factory=list)
     """(trait names or required method set, handler method names)."""
     fields: set[str] = field(default_factory=set)
+    derives: set[str] = field(default_factory=set)
+    """Derive macros that make a struct a tool whose handler is the inherent method named
+    like the struct in snake case (swiftide's `#[derive(Tool)] struct ResetFile` runs
+    `ResetFile::reset_file`)."""
 
 
 @cache
@@ -105,6 +110,7 @@ def conventions(dialect: str) -> Conventions:
             )
         out.types.update(S(e, "types"))
         out.attributes.update(S(e, "attributes"))
+        out.derives.update(S(e, "derives"))
         out.fields.update(S(e, "fields"))
         if S(e, "traits"):
             out.traits.append((S(e, "traits"), frozenset(methods)))
@@ -127,6 +133,7 @@ class ToolEntries:
         self._classes: set[str] = set()
         self._dispatched: set[int] = set()
         """Entries reached by interface dispatch: they do not make their class a tool's."""
+        self._derived: set[str] | None = None
 
     def entry(self, fn: Function) -> str | None:
         """Why `fn` is a tool entry (the convention, for messages), or None."""
@@ -279,6 +286,12 @@ class ToolEntries:
                 continue
             trait = impl.child_by_field_name("trait")
             if trait is None:
+                owner = self.ex.text(impl.child_by_field_name("type")).split("<", 1)[0]
+                if owner in self._derived_tools() and fn.name == _snake(owner):
+                    # the struct's fields are its constructor's (configuration), the tool's
+                    # arguments are the method's parameters: not a class of tool arguments
+                    self._dispatched.add(fn.key)
+                    self._mark(fn, f"#[derive(Tool)] struct {owner}")
                 continue
             tname = self.ex.text(trait).split("<", 1)[0]
             for traits, methods in conv.traits:
@@ -286,6 +299,30 @@ class ToolEntries:
                     tname == t or tname.rsplit("::", 1)[-1] == t.rsplit("::", 1)[-1] for t in traits
                 ):
                     self._mark(fn, f"impl {tname}::{fn.name}")
+
+    def _derived_tools(self) -> set[str]:
+        """Structs of this file with one of the conventions' derive macros (`#[derive(Tool)]`)."""
+        if self._derived is None:
+            self._derived = set()
+            wanted = {d.rsplit("::", 1)[-1] for d in self.conv.derives}
+            stack = [self.ex.root]
+            while stack and wanted:
+                node = stack.pop()
+                for child in node.named_children:
+                    if child.type in ("mod_item", "declaration_list"):
+                        stack.append(child)
+                    if child.type != "struct_item":
+                        continue
+                    prev = child.prev_named_sibling
+                    while prev is not None and prev.type == "attribute_item":
+                        text = self.ex.text(prev)
+                        if text.startswith("#[derive(") and any(
+                            w.rsplit("::", 1)[-1] in wanted
+                            for w in re.findall(r"[\w:]+", text[len("#[derive(") :])
+                        ):
+                            self._derived.add(self.ex.text(child.child_by_field_name("name")))
+                        prev = prev.prev_named_sibling
+        return self._derived
 
     def _find_go(self) -> None:
         conv = self.conv
@@ -371,6 +408,11 @@ class ToolEntries:
             for f in candidates:
                 if f.is_method:
                     self._mark(f, why)
+
+
+def _snake(name: str) -> str:
+    """`ResetFile` -> `reset_file`, `HTTPServer` -> `http_server`."""
+    return re.sub(r"(?<=[a-z0-9])(?=[A-Z])|(?<=[A-Z])(?=[A-Z][a-z])", "_", name).lower()
 
 
 def _ancestor(node: ts.Node, kind: str) -> ts.Node | None:

@@ -125,7 +125,8 @@ def scan(
             "--include-constant",
             envvar=_env("INCLUDE_CONSTANT"),
             rich_help_panel=STATIC,
-            help="Also report process spawns whose command is a constant.",
+            help="Also report process spawns whose command is a constant or configured"
+            " (environment, CLI flags, config files, hooks: no model output).",
         ),
     ] = False,
     include_tests: Annotated[

@@ -72,12 +72,18 @@ def receiver_classes(ex: Extractor, call: Call, caller: Function) -> set[str]:
                 out |= constructed(d.value)
     elif isinstance(base, Ref):
         scope: Function | None = caller
+        seen_module = False
         while scope is not None:
+            seen_module = seen_module or scope.key == -1
             for d in ex.filled(scope).defs.get(base.name, []):
                 out |= constructed(d.value)
             p = scope.param(base.name)
             if p is not None:
                 out |= annotated(p.annotation)
-                break
+                return out
             scope = scope.parent
+        if not seen_module:
+            # a module-level object (`operating_system = OperatingSystem()`)
+            for d in ex.filled(ex.module()).defs.get(base.name, []):
+                out |= constructed(d.value)
     return out

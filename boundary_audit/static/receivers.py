@@ -70,6 +70,8 @@ def receiver_classes(ex: Extractor, call: Call, caller: Function) -> set[str]:
         for fn in ex.class_functions(caller):
             for d in ex.filled(fn).defs.get(target, []):
                 out |= constructed(d.value)
+        if not out and caller.cls:
+            out |= declared(ex, caller.cls, base.name)
     elif isinstance(base, Ref):
         scope: Function | None = caller
         seen_module = False
@@ -86,4 +88,53 @@ def receiver_classes(ex: Extractor, call: Call, caller: Function) -> set[str]:
             # a module-level object (`operating_system = OperatingSystem()`)
             for d in ex.filled(ex.module()).defs.get(base.name, []):
                 out |= constructed(d.value)
+    return out
+
+
+_FIELD_TYPES = {
+    "python": ("assignment", "left", "type"),
+    "typescript": ("public_field_definition", "name", "type"),
+    "tsx": ("public_field_definition", "name", "type"),
+    "javascript": ("field_definition", "property", ""),
+}
+"""Per language: a class-body field's node type and its name and type fields."""
+
+
+def declared(ex: Extractor, cls: str, attr: str) -> set[str]:
+    """Classes a class body declares for its field `attr`: a pydantic/dataclass field
+    (`execute_code: ExecuteNbCode = Field(default_factory=ExecuteNbCode)`), a TypeScript
+    property (`private runner: Runner = new Runner()`)."""
+    shape = _FIELD_TYPES.get(ex.lang)
+    if shape is None:
+        return set()
+    kind, name_field, type_field = shape
+    out: set[str] = set()
+    for node in ex.name_nodes(cls):
+        owner = node.parent
+        if owner is None or owner.child_by_field_name("name") != node:
+            continue
+        body = owner.child_by_field_name("body")
+        if owner.type not in ("class_definition", "class_declaration") or body is None:
+            continue
+        stack = list(body.named_children)
+        while stack:
+            item = stack.pop()
+            if item.type == "expression_statement":
+                stack.extend(item.named_children)
+                continue
+            if item.type != kind or ex.text(item.child_by_field_name(name_field)) != attr:
+                continue
+            if type_field:
+                out |= annotated(ex.text(item.child_by_field_name(type_field)))
+            value = item.child_by_field_name("right") or item.child_by_field_name("value")
+            if value is not None:
+                out |= constructed(ex.expr(value))
+                factory = value.child_by_field_name("arguments")
+                for arg in factory.named_children if factory is not None else ():
+                    if arg.type == "keyword_argument" and ex.text(
+                        arg.child_by_field_name("name")
+                    ) in ("default_factory", "default"):
+                        out |= {
+                            c for c in [class_of(ex.text(arg.child_by_field_name("value")))] if c
+                        }
     return out

@@ -314,7 +314,9 @@ class Engine:
         if read is not None:
             return read
         origin = attr_origin(name, base_text, self.path, expr.span)
-        if base_text in ("self", "this") and fn.cls is not None:
+        if (
+            base_text in ("self", "this") or base_text.startswith(("self.", "this."))
+        ) and fn.cls is not None:
             own = self.class_attr(fn, f"{base_text}.{name}")
             if own is not None:
                 return own if origin is None else Opq(prov_of(own).join(Prov(frozenset({origin}))))

@@ -36,6 +36,9 @@ class SdkSink:
     arg: int | str
     key: str | None
     receivers: frozenset[str]
+    handles: frozenset[str] = frozenset()
+    """For a call whose first argument is the handle written to (`os.write(fd, data)`): the
+    last names that argument must have (`master_fd`, `primary_fd`); empty: any."""
 
 
 @dataclass(frozen=True)
@@ -67,6 +70,7 @@ def sdks(dialect: str) -> tuple[Sdk, ...]:
                 s.get("arg", 0),
                 s.get("key"),
                 frozenset(str(r) for r in s.get("receivers", ())),
+                frozenset(str(h) for h in s.get("handles", ())),
             )
             for s in e.get("sinks", ())
         )
@@ -168,6 +172,13 @@ def _receiver_last(name: str, call: str) -> str:
     return head.rsplit(".", 1)[-1]
 
 
+def _handle_last(ex: Extractor, call: ts.Node) -> str:
+    """The last name of a call's first argument (`entry.primary_fd` -> `primary_fd`)."""
+    first = select(ex, call, 0, None)
+    text = re.sub(r"\s+", "", ex.text(first)) if first is not None else ""
+    return re.split(r"[.\]\[]", text.rstrip("]"))[-1] if text else ""
+
+
 def sites(ex: Extractor) -> list[SinkSite]:
     """Every catalogue sink site of the file."""
     dialect = QUERY_DIALECT[ex.lang]
@@ -185,6 +196,8 @@ def sites(ex: Extractor) -> list[SinkSite]:
                 if not _suffix(name, sink.call):
                     continue
                 if sink.receivers and _receiver_last(name, sink.call) not in sink.receivers:
+                    continue
+                if sink.handles and _handle_last(ex, call) not in sink.handles:
                     continue
                 value = select(ex, call, sink.arg, sink.key)
                 if sdk.not_process and _built_by(ex, call, value, sdk.not_process):

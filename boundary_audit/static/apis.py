@@ -168,8 +168,15 @@ def _suffix(name: str, call: str) -> bool:
 def _receiver_last(name: str, call: str) -> str:
     """`self._sandbox` of `self._sandbox.exec` for call `exec`: its last name (`_sandbox`)."""
     head = name[: -len(call)].rstrip(".")
+    cast = _CAST.fullmatch(head)
+    if cast is not None:
+        head = cast.group(1)
     head = re.sub(r"\(.*\)$", "", head)
     return head.rsplit(".", 1)[-1]
+
+
+_CAST = re.compile(r"\(?(?:typing\.)?cast\([^,()]*(?:\[[^\]]*\])?,(.*)\)\)?")
+"""`cast(Any, entry.raw_sock)`: the receiver is the cast's value (a type checker's no-op)."""
 
 
 def _handle_last(ex: Extractor, call: ts.Node) -> str:

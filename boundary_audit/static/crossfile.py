@@ -275,6 +275,8 @@ class Corpus:
 
     def param_values(self, engine: Engine, fn: Function, name: str) -> list[AValue]:
         """Values passed to parameter `name` of `fn` by calls in other files."""
+        from boundary_audit.static.calls import is_variadic, variadic_rest, with_step
+
         if fn.key == -1:
             return []
         # A common name (`run`) is matched only where the caller's code says the receiver is
@@ -317,8 +319,6 @@ class Corpus:
                 arg = call.kwarg(name)
                 if arg is None:
                     index = param.index - (1 if fn.self_param else 0)
-                    from boundary_audit.static.calls import is_variadic, variadic_rest, with_step
-
                     text = engine.ex.data[param.span.start_byte : param.span.end_byte]
                     variadic = is_variadic(text)
                     rest = variadic_rest(other, call, index, caller, variadic)
@@ -332,8 +332,6 @@ class Corpus:
                     arg = call.args[index] if 0 <= index < len(call.args) else None
                 if arg is None:
                     continue
-                from boundary_audit.static.calls import with_step
-
                 value = other.eval(arg, caller)
                 out.append(
                     with_step(value, Step(path, call.span, f"passed as `{name}` to {fn.name}()"))

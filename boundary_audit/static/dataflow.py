@@ -452,24 +452,13 @@ class Engine:
 
         The order of evaluation does not change a value, but on a sink whose step budget
         runs out the cheap reads (the model's `*cmd`, a parameter) are the ones that should
-        have been looked at (`[sh, -c, script, path_of(x), *cmd]`, `f"cd {cwd} && {cmd}"`
-        with `cwd = path_of(root)`)."""
-        order = sorted(range(len(exprs)), key=lambda i: self._cost(exprs[i], fn))
+        have been looked at (`[sh, -c, script, path_of(x), *cmd]`)."""
+        order = sorted(range(len(exprs)), key=lambda i: _cost(exprs[i]))
         values: dict[int, AValue] = {}
         for i in order:
             e = exprs[i]
             values[i] = self.eval(e.value if isinstance(e, Spread) else e, fn)
         return [values[i] for i in range(len(exprs))]
-
-    @staticmethod
-    def _cost(expr: Expr, fn: Function) -> int:
-        """A rough cost: literals and names, then attributes, then the rest."""
-        inner = expr.value if isinstance(expr, Spread) else expr
-        if isinstance(inner, (Lit, Ref)):
-            return 0
-        if isinstance(inner, Attr):
-            return 1
-        return 2
 
     def sequence(self, items: tuple[Expr, ...], fn: Function, span: Span) -> Lst:
         """A list value from sequence items (spreads of known lists are inlined)."""
@@ -492,6 +481,16 @@ class Engine:
                 continue
             out.append(values[i])
         return Lst(tuple(out), rest, self.path, span)
+
+
+def _cost(expr: Expr) -> int:
+    """A rough cost of evaluating `expr`: literals and names, then attributes, then the rest."""
+    inner = expr.value if isinstance(expr, Spread) else expr
+    if isinstance(inner, (Lit, Ref)):
+        return 0
+    if isinstance(inner, Attr):
+        return 1
+    return 2
 
 
 __all__ = ["Engine", "UNKNOWN"]

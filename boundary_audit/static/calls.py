@@ -261,6 +261,15 @@ class CallEvaluator:
         local = self.local_call(call, fn)
         if local is not None:
             return local
+        if (
+            self.ex.lang in _WRAPPING_CTOR_LANGS
+            and len(call.args) == 1
+            and not call.kwargs
+            and _constructor(call.name)
+        ):
+            # `Command::Shell(format!(...))`: a tuple struct or enum variant holds its one
+            # argument as it is (Rust spells constructors CamelCase, functions snake_case)
+            return self.engine.eval(call.args[0], fn)
         provs = [prov_of(self.engine.eval(a, fn)) for a in call.args]
         provs += [prov_of(self.engine.eval(v, fn)) for _, v in call.kwargs]
         if isinstance(call.callee, Attr):
@@ -726,6 +735,8 @@ def _dotted(expr: Ref | Attr) -> str:
 
 
 _CTOR_LANGS = frozenset({"python", "javascript", "typescript", "tsx"})
+_WRAPPING_CTOR_LANGS = frozenset({"rust"})
+"""Languages whose CamelCase call of one argument is a tuple struct or variant wrapping it."""
 
 
 def _constructor(name: str) -> bool:

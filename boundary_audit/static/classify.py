@@ -58,6 +58,17 @@ class Verdict:
     write: object | None = None
     """The file write a script-file verdict depends on (a `WriteSite`)."""
     notes: tuple[str, ...] = field(default=())
+    route: BC | None = None
+    """The class whose mechanics replay this sink, when the reported class is the taxonomy's
+    name for where the boundary is rather than how R is parsed there: an argv given to a
+    container or sandbox exec API is `remote-string` (parsed as `argv-direct` inside it), R
+    spliced inside the quotes of a command string is `nested-string` (parsed by the string's
+    own shell). None: the reported class is also the mechanics."""
+
+    @property
+    def mechanics(self) -> BC:
+        """The class that says how R is parsed: what routes, fixes and severity follow."""
+        return self.route or self.boundary_class
 
     @property
     def rank(self) -> tuple[int, int, int, int, int]:
@@ -67,7 +78,7 @@ class Verdict:
             int(self.prov.model),
             int(bool(self.prov.origins)),
             int(not self.fixed),
-            record_of(self.boundary_class).rank,
+            record_of(self.mechanics).rank,
         )
 
 
@@ -134,6 +145,21 @@ def shell_string(value: AValue, base: BC, ctx: Context = NO_CONTEXT) -> Verdict:
     data_only = all(
         _shell_safe(h.hole) and h.quote == "none" for h in holes
     ) and not _starts_with_hole(s)
+    # the holes that carry the model's value decide; the others only when none does
+    deciding = [h for h in holes if h.hole.prov.origins] or holes
+    quoted = [h for h in deciding if h.quote != "none" and not _shell_safe(h.hole)]
+    if quoted and all(h.quote != "none" for h in deciding):
+        # R only inside the string's own quotes (`rg '{q}'`): nested-string by the taxonomy
+        # (`"ssh h '" + R + "'"`), parsed by this one shell, so its route stays the base's
+        quote = quoted[0].quote
+        return Verdict(
+            BC.NESTED_STRING,
+            base_layers,
+            prov,
+            f"inside {quote} quotes of the command",
+            sanitizer,
+            route=base,
+        )
     return Verdict(base, base_layers, prov, sanitizer=sanitizer, fixed=data_only)
 
 
@@ -167,7 +193,18 @@ def literal(value: AValue) -> str | None:
 
 
 def argv(value: AValue, remote: bool, ctx: Context = NO_CONTEXT) -> Verdict:
-    """An argv spawned without a shell (locally, or inside a container when `remote`)."""
+    """An argv spawned without a shell (locally, or inside a container when `remote`).
+
+    Inside a container or sandbox an argv that no shell parses is reported `remote-string`
+    (the taxonomy's class of every container and sandbox exec API), replayed as `argv-direct`.
+    """
+    v = _argv(value, remote, ctx)
+    if remote and v.boundary_class == BC.ARGV_DIRECT:
+        return replace(v, boundary_class=BC.REMOTE_STRING, route=BC.ARGV_DIRECT)
+    return v
+
+
+def _argv(value: AValue, remote: bool, ctx: Context) -> Verdict:
     if isinstance(value, Tok):
         script = script_words(value, remote, ctx)
         if script is not None:

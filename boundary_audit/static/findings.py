@@ -33,6 +33,12 @@ _PHRASE = {
     BC.NESTED_STRING: "a command string that a second shell parses again",
     BC.SERIALIZED: "a serialized (JSON) payload",
 }
+_ROUTED = {
+    (BC.REMOTE_STRING, BC.ARGV_DIRECT): "a container or sandbox exec API (no shell there)",
+    (BC.NESTED_STRING, BC.SHELL_STRING): "the quotes of a command string that a shell parses",
+    (BC.NESTED_STRING, BC.REMOTE_STRING): "the quotes of a command string a remote shell parses",
+}
+"""The phrase of a class reported for where the boundary is, parsed as another class."""
 
 
 def location(path: str, span: Span, commit: str | None, annotation: str = "") -> Location:
@@ -69,7 +75,7 @@ def severity_of(v: Verdict) -> Severity:
     """How much damage this boundary can do to a correct command."""
     if v.fixed:
         return Severity.INFO
-    record = record_of(v.boundary_class)
+    record = record_of(v.mechanics)
     if v.sanitizer and record.sanitized_severity is not None:
         return record.sanitized_severity
     controlled, uncontrolled = record.severity
@@ -102,7 +108,8 @@ def input_labels(prov: Prov, limit: int = 3) -> list[str]:
 def message(v: Verdict, sink: str) -> str:
     """One sentence describing this occurrence."""
     via = f" via `{sink}`" if sink else ""
-    text = f"{subject(v)} reaches {_PHRASE[v.boundary_class]}{via}"
+    phrase = _ROUTED.get((v.boundary_class, v.mechanics), _PHRASE[v.boundary_class])
+    text = f"{subject(v)} reaches {phrase}{via}"
     if v.detail:
         text += f" ({v.detail})"
     if v.notes:

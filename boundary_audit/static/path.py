@@ -984,11 +984,11 @@ def _hint(sink: _Sink | None, v: Verdict, d: _Draft) -> None:
     """The class's transport hint over the sink's text: the fallback, said plainly."""
     text = sink.text() if sink is not None else ""
     whole = sink.ex.data.decode("utf-8", "replace") if sink is not None else ""
-    name, params = record_of(v.boundary_class).transport(text, whole, v.sanitizer is not None)
+    name, params = record_of(v.mechanics).transport(text, whole, v.sanitizer is not None)
     d.fact("transport", Mechanism(name, params).label(), "hint")
     d.notes.append(
         "the analysis holds no fact that fixes the transport here: it was picked by the "
-        f"{v.boundary_class.value} check's hint over the sink's source text"
+        f"{v.mechanics.value} check's hint over the sink's source text"
     )
     d.routes.append(Route(Mechanism(name, dict(params))))
 
@@ -999,7 +999,7 @@ def _layers(v: Verdict, contract: Contract, route: Route) -> tuple[str, ...]:
         Contract.RAW: "the command taken from the reply's text",
     }.get(contract, "the model's value")
     steps = [f"{s.name}" for s in route.preprocess]
-    return (first, *steps, *record_of(v.boundary_class).layers)
+    return (first, *steps, *record_of(v.mechanics).layers)
 
 
 def derive(v: Verdict, primary: Location, contract: Contract) -> DerivedPath | None:
@@ -1015,7 +1015,7 @@ def derive(v: Verdict, primary: Location, contract: Contract) -> DerivedPath | N
     sink: _Sink | None = None
     try:
         sink = _sink(primary)
-        _BY_CLASS[v.boundary_class](sink, v, d)
+        _BY_CLASS[v.mechanics](sink, v, d)
     except Exception as exc:  # noqa: BLE001 - the finding must survive its path
         d = _Draft(facts=d.facts[:1])
         d.notes.append(f"the path could not be derived ({type(exc).__name__}: {exc})")
@@ -1026,7 +1026,7 @@ def derive(v: Verdict, primary: Location, contract: Contract) -> DerivedPath | N
             contract=contract,
             boundary_class=v.boundary_class,
             shell_parses=v.parse_layers,
-            parse_layers=record_of(v.boundary_class).layers,
+            parse_layers=record_of(v.mechanics).layers,
             routes=(Route(Mechanism("none")),),
             facts=tuple(d.facts),
             notes=tuple(d.notes),
@@ -1036,7 +1036,7 @@ def derive(v: Verdict, primary: Location, contract: Contract) -> DerivedPath | N
     fixed: list[Route] = []
     repairs: list[str] = []
     for r in routes:
-        f, applied = fix_route(v.boundary_class, r)
+        f, applied = fix_route(v.mechanics, r)
         fixed.append(f)
         repairs.extend(a for a in applied if a not in repairs)
     return DerivedPath(

@@ -11,7 +11,7 @@ nested-string), and the argv literals a call already consumed.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 import tree_sitter as ts
 
@@ -299,17 +299,7 @@ def _stdin(site: SinkSite, ctx: FileContext, cc: C.Context) -> C.Verdict | None:
     )
     v = C.written_value(value, BC.SHELL_SESSION if persistent else BC.SHELL_STDIN, cc)
     if is_shell is None:
-        v = C.Verdict(
-            v.boundary_class,
-            v.parse_layers,
-            v.prov,
-            v.detail,
-            v.sanitizer,
-            v.fixed,
-            v.wrap,
-            v.write,
-            v.notes + ("receiving process not resolved",),
-        )
+        v = replace(v, notes=v.notes + ("receiving process not resolved",))
     return v
 
 
@@ -341,12 +331,13 @@ def _remote_argv(site: SinkSite, ctx: FileContext, cc: C.Context) -> C.Verdict |
             v = C.shell_string(o, BC.REMOTE_STRING, cc)
             if v.boundary_class == BC.REMOTE_STRING and not v.detail:
                 v = C.Verdict(
-                    BC.ARGV_DIRECT,
+                    BC.REMOTE_STRING,
                     0,
                     v.prov,
                     "docker SDK splits the string with shlex",
                     v.sanitizer,
                     v.fixed,
+                    route=BC.ARGV_DIRECT,
                 )
             verdicts.append(v)
         else:

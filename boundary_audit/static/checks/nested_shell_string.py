@@ -9,6 +9,12 @@ stdin or pane). The query finds string literals that launch such a parser; the e
 checks that a value sits inside its argument without a shell quote at the interpolation
 point (`shlex.quote`, `shell-quote`, `shell-escape`, `printf %q`...).
 
+A value of the model spliced only inside the quotes of a command string (`f"rg '{q}' ."`,
+`"ssh h '" + R + "'"`, a `Command::Shell(format!("fd '{name}'"))` run in a sandbox) is this
+class as well, with no second parser: one shell parses it, but a quote in R ends the quoting
+the harness meant. Its route is that shell's (local or remote), with R inside those quotes.
+An unquoted hole of the model decides for the shell's own class (BA101 or BA401).
+
 ## Why is this bad?
 The reply is parsed twice: the first shell expands `$`, backticks and backslashes inside
 double quotes, ends the string at the reply's own quote character, or word-splits it; the

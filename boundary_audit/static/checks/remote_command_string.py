@@ -14,10 +14,15 @@ environment, working directory and installed tools differ. `ssh` additionally jo
 arguments with spaces, so an argv-looking call is really a string. Wrapping R again on the
 way makes `nested-string` (BA102).
 
+An argv given to a container or sandbox exec API is this class too (the taxonomy's
+convention: every container and sandbox exec API is `remote-string`), but its route is the
+argv's: the Docker SDK's `exec_run("string")` splits the string with `shlex` and runs it
+without a shell, so it is replayed as `argv-shlex`, 0 shell parses, with argv-direct's
+severity; the message says "no shell there".
+
 ## Known problems
-The Docker SDK's `exec_run("string")` splits the string with `shlex` and runs it without a
-shell; it is reported as `argv-direct` (BA301). Sandbox receivers are matched by name
-(`sandbox`, `sbx`, `devbox`, `container`, `runtime`, `workspace`).
+Sandbox receivers are matched by name (`sandbox`, `sbx`, `devbox`, `container`, `runtime`,
+`workspace`).
 
 ## Example
 ```python

@@ -150,9 +150,23 @@ def order_sinks(sinks: list[SinkSite]) -> list[SinkSite]:
     shell=True)`) replaces the plain reading of the same call by a query."""
     seen: set[tuple[int, int, str, int, int]] = set()
     forwarded = {(s.span.start_byte, s.span.end_byte, s.kind) for s in sinks if s.skip}
+    keyed = {
+        (s.span.start_byte, s.span.end_byte, s.kind)
+        for s in sinks
+        if s.check.startswith("catalogue:") and s.value is not None
+    }
     unique = []
     for s in sinks:
         if not s.skip and (s.span.start_byte, s.span.end_byte, s.kind) in forwarded:
+            continue
+        if (
+            not s.check.startswith("catalogue:")
+            and s.value is not None
+            and s.value.type in _RECORD_LITERALS
+            and (s.span.start_byte, s.span.end_byte, s.kind) in keyed
+        ):
+            # `sandbox.process.exec({command: …})`: the query read the options record as the
+            # command; the SDK entry of the same call reads the command out of it
             continue
         if s.key not in seen:
             seen.add(s.key)
@@ -162,6 +176,9 @@ def order_sinks(sinks: list[SinkSite]) -> list[SinkSite]:
         key=lambda s: (s.kind == "argv" and s.span.type in _LIST_TYPES, s.span.start_byte, s.kind),
     )
 
+
+_RECORD_LITERALS = frozenset({"object", "dictionary", "struct_expression", "composite_literal"})
+"""Literals of a record of named fields (JS/TS object, Python dict, Rust/Go struct)."""
 
 _LIST_TYPES = frozenset(
     {"list", "tuple", "array", "array_expression", "macro_invocation", "composite_literal"}

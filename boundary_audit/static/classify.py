@@ -139,7 +139,10 @@ def shell_string(value: AValue, base: BC, ctx: Context = NO_CONTEXT) -> Verdict:
         return Verdict(
             cls, base_layers, join_all(x.hole.prov for x in inner), h.inner.parser, h.hole.sanitizer
         )
-    prov = join_all(h.hole.prov for h in holes)
+    raw = [h for h in holes if not _shell_safe(h.hole)]
+    # the model controls the command only through the holes no shell quoting guards: a quoted
+    # value of the model beside a hole of unknown origin is that hole's boundary, not the model's
+    prov = join_all(h.hole.prov for h in (raw or holes))
     sanitizers = {h.hole.sanitizer for h in holes}
     sanitizer = sanitizers.pop() if len(sanitizers) == 1 else None
     data_only = all(

@@ -150,10 +150,10 @@ def order_sinks(sinks: list[SinkSite]) -> list[SinkSite]:
     shell=True)`) replaces the plain reading of the same call by a query."""
     seen: set[tuple[int, int, str, int, int]] = set()
     forwarded = {(s.span.start_byte, s.span.end_byte, s.kind) for s in sinks if s.skip}
-    keyed = {
-        (s.span.start_byte, s.span.end_byte, s.kind)
+    by_sdk = {
+        (s.span.start_byte, s.span.end_byte)
         for s in sinks
-        if s.check.startswith("catalogue:") and s.value is not None
+        if s.check.startswith("catalogue:") and s.kind in _REMOTE_KINDS
     }
     unique = []
     for s in sinks:
@@ -161,12 +161,12 @@ def order_sinks(sinks: list[SinkSite]) -> list[SinkSite]:
             continue
         if (
             not s.check.startswith("catalogue:")
-            and s.value is not None
-            and s.value.type in _RECORD_LITERALS
-            and (s.span.start_byte, s.span.end_byte, s.kind) in keyed
+            and s.kind in _REMOTE_KINDS
+            and (s.span.start_byte, s.span.end_byte) in by_sdk
         ):
-            # `sandbox.process.exec({command: …})`: the query read the options record as the
-            # command; the SDK entry of the same call reads the command out of it
+            # `sandbox.process.exec({command: …})`, `sandbox.exec(argv)`: the query reads any
+            # sandbox call's argument as one command string; the SDK entry of the same call
+            # knows what it takes (a key of an options record, an argv) and reads that
             continue
         if s.key not in seen:
             seen.add(s.key)
@@ -177,8 +177,8 @@ def order_sinks(sinks: list[SinkSite]) -> list[SinkSite]:
     )
 
 
-_RECORD_LITERALS = frozenset({"object", "dictionary", "struct_expression", "composite_literal"})
-"""Literals of a record of named fields (JS/TS object, Python dict, Rust/Go struct)."""
+_REMOTE_KINDS = frozenset({"remote", "remote-argv", "docker"})
+"""Site kinds of a command run in a container, sandbox or remote host."""
 
 _LIST_TYPES = frozenset(
     {"list", "tuple", "array", "array_expression", "macro_invocation", "composite_literal"}

@@ -39,6 +39,9 @@ class SdkSink:
     handles: frozenset[str] = frozenset()
     """For a call whose first argument is the handle written to (`os.write(fd, data)`): the
     last names that argument must have (`master_fd`, `primary_fd`); empty: any."""
+    args_key: str | None = None
+    """For a remote-argv whose `key` names the program only: the key of its arguments (the
+    argv is the program, then those)."""
 
 
 @dataclass(frozen=True)
@@ -71,6 +74,7 @@ def sdks(dialect: str) -> tuple[Sdk, ...]:
                 s.get("key"),
                 frozenset(str(r) for r in s.get("receivers", ())),
                 frozenset(str(h) for h in s.get("handles", ())),
+                s.get("args_key"),
             )
             for s in e.get("sinks", ())
         )
@@ -210,7 +214,10 @@ def sites(ex: Extractor) -> list[SinkSite]:
                 if sdk.not_process and _built_by(ex, call, value, sdk.not_process):
                     continue
                 callee = call.child_by_field_name(ex.CALLEE_FIELD) or call
-                out.append(SinkSite(f"catalogue:{sdk.name}", sink.kind, call, value, callee))
+                rest = _args_of(ex, call, sink)
+                out.append(
+                    SinkSite(f"catalogue:{sdk.name}", sink.kind, call, value, callee, rest=rest)
+                )
         for builder, _handler in sdk.builders:
             last = builder.rsplit(".", 1)[-1]
             for call in ex.call_nodes(last):
@@ -392,6 +399,16 @@ def select(
         if inner is not None:
             return inner
     return node
+
+
+def _args_of(ex: Extractor, call: ts.Node, sink: SdkSink) -> ts.Node | None:
+    """The arguments under `sink.args_key` of a record literal argument; None when the call
+    passes no such literal (`runCommand(params)`: the program and arguments are not apart)."""
+    if sink.args_key is None:
+        return None
+    whole = select(ex, call, sink.arg, None)
+    found = select(ex, call, sink.arg, sink.args_key)
+    return None if found is None or found == whole else found
 
 
 def _keyed(ex: Extractor, node: ts.Node, key: str) -> ts.Node | None:

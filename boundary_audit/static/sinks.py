@@ -319,6 +319,13 @@ def _session(site: SinkSite, ctx: FileContext, cc: C.Context) -> C.Verdict | Non
 
 def _remote_argv(site: SinkSite, ctx: FileContext, cc: C.Context) -> C.Verdict | None:
     value = _value(ctx.engine, site)
+    if site.rest is not None:
+        # `runCommand({cmd: "bash", args: ["-c", command]})`: the program, then its arguments
+        from boundary_audit.static.ir import Span
+        from boundary_audit.static.shapes import concat_lists
+
+        args = ctx.engine.value(site.rest)
+        value = concat_lists([Lst((value,)), args], ctx.path, Span.of(site.span))
     ctx.consume(value)
     verdicts = []
     for o in options(value):

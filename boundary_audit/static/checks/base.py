@@ -60,6 +60,9 @@ class SinkSite:
     skip: int = 0
     """Leading positional arguments of `span` that are not the sink's: a forwarder call
     (`asyncio.to_thread(subprocess.run, cmd)`) whose `receiver` is the sink callable."""
+    rest: ts.Node | None = None
+    """For an argv given as a program and its arguments apart (`runCommand({cmd, args})`):
+    the arguments' expression; `value` is then the program."""
 
     @property
     def key(self) -> tuple[int, int, str, int, int]:

@@ -103,14 +103,18 @@ def _analyze(
     no_ignores: bool,
     corpus: crossfile.Corpus | None,
 ) -> FileResult:
+    # The corpus's parse of this file when it holds this file (the cross-file pass's too).
+    shared = corpus if corpus is not None and corpus.files.get(path) == (lang, data) else None
+    tree = shared.tree(path, lang, data) if shared is not None else None
     data = utf8_safe(data)
-    tree = parse(lang, data)
+    if tree is None:
+        tree = parse(lang, data)
     sites = collect_sites(lang, tree.root_node, data)
     sinks = [s for s in sites if isinstance(s, SinkSite)]
     json_sites = [s for s in sites if isinstance(s, TemplateSite) and s.check == "BA501"]
     ex: Extractor | None = None
     if apis.may_have_sites(QUERY_DIALECT[lang], data):
-        ex = extractor_for(lang)(lang, path, data, tree)
+        ex = _extractor(path, data, lang, tree, shared)
         extra = apis.sites(ex)
         if extra and not sinks:
             sites += _run(lang, AUX_NAMES, tree.root_node)
@@ -118,7 +122,7 @@ def _analyze(
     if not sinks and not json_sites:
         return FileResult()
     if ex is None:
-        ex = extractor_for(lang)(lang, path, data, tree)
+        ex = _extractor(path, data, lang, tree, shared)
     engine = Engine(ex, corpus)
     ctx = FileContext(
         engine,
@@ -142,6 +146,15 @@ def _analyze(
     ]
     found = suppress.apply(found, ignores, lang, no_ignores)
     return FileResult(sorted(found, key=lambda f: f.sort_key), None, len(sites))
+
+
+def _extractor(
+    path: str, data: bytes, lang: str, tree: ts.Tree, corpus: crossfile.Corpus | None
+) -> Extractor:
+    """The file's extractor: the corpus's (shared with the cross-file pass) when `corpus`
+    holds this very file, else a new one (which raises what the corpus's build swallowed)."""
+    ex = corpus.main_extractor(path, tree) if corpus is not None else None
+    return ex if ex is not None else extractor_for(lang)(lang, path, data, tree)
 
 
 def order_sinks(sinks: list[SinkSite]) -> list[SinkSite]:

@@ -8,6 +8,7 @@ into findings under the owning check's code, then inline suppressions are applie
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 
 import tree_sitter as ts
@@ -70,9 +71,30 @@ def _run(lang: str, names: tuple[str, ...], root: ts.Node) -> list[Site]:
     return sites
 
 
-def bundles_for(lang: str) -> None:
-    """Compile every query bundle `collect_sites` may use for `lang` (before forking workers)."""
-    for names in (SINK_NAMES, AUX_NAMES, *((c.name,) for c in GUARDED)):
+def bundles_for(lang: str, texts: Iterable[bytes] | None = None) -> None:
+    """Compile the query bundles `collect_sites` will ask for on some of `texts` of `lang`
+    (every bundle it may use without `texts`), before forking workers that inherit them.
+
+    The byte prefilters pick them: the sink bundle if some text may have sinks (with the
+    auxiliary one, which a file with sinks needs), a guarded check's if its guard matches
+    some text. A bundle missed here (the auxiliary one for a file whose only sites are the
+    `apis` ones) is compiled where it is first used."""
+    if texts is None:
+        wanted = [SINK_NAMES, AUX_NAMES, *((c.name,) for c in GUARDED)]
+    else:
+        dialect = QUERY_DIALECT[lang]
+        sinks, guarded = False, [c for c in GUARDED if c.guard is None]
+        rest = [c for c in GUARDED if c.guard is not None]
+        for data in texts:
+            sinks = sinks or may_have_sinks(dialect, data)
+            found = [c for c in rest if c.guard is not None and c.guard.search(data)]
+            guarded += found
+            rest = [c for c in rest if c not in found]
+            if sinks and not rest:
+                break
+        wanted = [SINK_NAMES, AUX_NAMES] if sinks else []
+        wanted += [(c.name,) for c in GUARDED if c in guarded]
+    for names in wanted:
         bundle(lang, names)
 
 

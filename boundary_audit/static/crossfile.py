@@ -48,8 +48,8 @@ MAX_EXTRACTORS = 64
 MAX_RECENT_BYTES = 256 * 1024
 """Source bytes of the main pass's latest files whose trees (or extractors) are kept per
 process for the cross-file pass. A tree costs about 20 bytes of memory per source byte, so
-this is about 5 MiB at most; on AutoGen it spares 54 of the cross-file pass's 81 re-parses
-(SWE-agent 36 of 38); a budget four times as large spares 19 more for 24 MiB more."""
+this is about 5 MiB at most; on AutoGen it spares 54 of the cross-file pass's 80 re-parses
+(SWE-agent all 36); a budget four times as large spares about 19 more for 24 MiB more."""
 GENERIC_NAMES = frozenset(
     {
         "run",

@@ -74,7 +74,6 @@ def step(name, t=[time.process_time()]):
 import typer, typer.main; step("typer")
 import typer._adapters; step("pydantic (typer._adapters, for option parsing)")
 import rich.console, rich.table; step("rich (the terminal renderer)")
-import git; step("GitPython (source/)")
 import boundary_audit.static.engine, boundary_audit.static.checks; step("static/ imports")
 import boundary_audit.source, boundary_audit.config; step("source/, config")
 import boundary_audit.pipelines.scan, boundary_audit.commands.scan; step("scan pipeline+command")

@@ -19,8 +19,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from boundary_audit.errors import SourceError
-from boundary_audit.source import _git
-from boundary_audit.source._gitpython import git
+from boundary_audit.source import _git, _gitpython
 from boundary_audit.source.local import open_local
 from boundary_audit.source.mirror import open_mirror
 from boundary_audit.source.objects import (
@@ -279,7 +278,7 @@ def _git_errors() -> Iterator[None]:
     """Let only SourceError out of this package: gitpython's and OS errors are wrapped."""
     try:
         yield
-    except git.GitError as exc:
+    except _gitpython.errors() as exc:
         raise SourceError(
             f"git: {str(exc).splitlines()[0] if str(exc) else type(exc).__name__}"
         ) from exc

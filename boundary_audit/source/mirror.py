@@ -33,8 +33,7 @@ from urllib.parse import unquote, urlsplit
 
 from boundary_audit.errors import SourceError
 from boundary_audit.progress import Say
-from boundary_audit.source import _git
-from boundary_audit.source._gitpython import git
+from boundary_audit.source import _git, _gitpython
 from boundary_audit.source.cache import MirrorSlot, ensure_root, locked
 from boundary_audit.source.shadow import Shadow, discover
 from boundary_audit.source.spec import RepoSpec, redact
@@ -149,6 +148,7 @@ def _clone(
 
 def _configure(git_dir: Path, location: str) -> None:
     """The real URL, refspecs for heads and tags, and no automatic gc or reflogs."""
+    git = _gitpython.load()
     try:
         with git.Repo(git_dir).config_writer() as cfg:
             cfg.set_value('remote "origin"', "url", location)

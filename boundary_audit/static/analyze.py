@@ -8,6 +8,7 @@ into findings under the owning check's code, then inline suppressions are applie
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 
 import tree_sitter as ts
@@ -70,9 +71,30 @@ def _run(lang: str, names: tuple[str, ...], root: ts.Node) -> list[Site]:
     return sites
 
 
-def bundles_for(lang: str) -> None:
-    """Compile every query bundle `collect_sites` may use for `lang` (before forking workers)."""
-    for names in (SINK_NAMES, AUX_NAMES, *((c.name,) for c in GUARDED)):
+def bundles_for(lang: str, texts: Iterable[bytes] | None = None) -> None:
+    """Compile the query bundles `collect_sites` will ask for on some of `texts` of `lang`
+    (every bundle it may use without `texts`), before forking workers that inherit them.
+
+    The byte prefilters pick them: the sink bundle if some text may have sinks (with the
+    auxiliary one, which a file with sinks needs), a guarded check's if its guard matches
+    some text. A bundle missed here (the auxiliary one for a file whose only sites are the
+    `apis` ones) is compiled where it is first used."""
+    if texts is None:
+        wanted = [SINK_NAMES, AUX_NAMES, *((c.name,) for c in GUARDED)]
+    else:
+        dialect = QUERY_DIALECT[lang]
+        sinks, guarded = False, [c for c in GUARDED if c.guard is None]
+        rest = [c for c in GUARDED if c.guard is not None]
+        for data in texts:
+            sinks = sinks or may_have_sinks(dialect, data)
+            found = [c for c in rest if c.guard is not None and c.guard.search(data)]
+            guarded += found
+            rest = [c for c in rest if c not in found]
+            if sinks and not rest:
+                break
+        wanted = [SINK_NAMES, AUX_NAMES] if sinks else []
+        wanted += [(c.name,) for c in GUARDED if c in guarded]
+    for names in wanted:
         bundle(lang, names)
 
 
@@ -103,14 +125,18 @@ def _analyze(
     no_ignores: bool,
     corpus: crossfile.Corpus | None,
 ) -> FileResult:
+    # The corpus's parse of this file when it holds this file (the cross-file pass's too).
+    shared = corpus if corpus is not None and corpus.files.get(path) == (lang, data) else None
+    tree = shared.tree(path, lang, data) if shared is not None else None
     data = utf8_safe(data)
-    tree = parse(lang, data)
+    if tree is None:
+        tree = parse(lang, data)
     sites = collect_sites(lang, tree.root_node, data)
     sinks = [s for s in sites if isinstance(s, SinkSite)]
     json_sites = [s for s in sites if isinstance(s, TemplateSite) and s.check == "BA501"]
     ex: Extractor | None = None
     if apis.may_have_sites(QUERY_DIALECT[lang], data):
-        ex = extractor_for(lang)(lang, path, data, tree)
+        ex = _extractor(path, data, lang, tree, shared)
         extra = apis.sites(ex)
         if extra and not sinks:
             sites += _run(lang, AUX_NAMES, tree.root_node)
@@ -118,7 +144,7 @@ def _analyze(
     if not sinks and not json_sites:
         return FileResult()
     if ex is None:
-        ex = extractor_for(lang)(lang, path, data, tree)
+        ex = _extractor(path, data, lang, tree, shared)
     engine = Engine(ex, corpus)
     ctx = FileContext(
         engine,
@@ -142,6 +168,15 @@ def _analyze(
     ]
     found = suppress.apply(found, ignores, lang, no_ignores)
     return FileResult(sorted(found, key=lambda f: f.sort_key), None, len(sites))
+
+
+def _extractor(
+    path: str, data: bytes, lang: str, tree: ts.Tree, corpus: crossfile.Corpus | None
+) -> Extractor:
+    """The file's extractor: the corpus's (shared with the cross-file pass) when `corpus`
+    holds this very file, else a new one (which raises what the corpus's build swallowed)."""
+    ex = corpus.main_extractor(path, tree) if corpus is not None else None
+    return ex if ex is not None else extractor_for(lang)(lang, path, data, tree)
 
 
 def order_sinks(sinks: list[SinkSite]) -> list[SinkSite]:

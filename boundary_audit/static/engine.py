@@ -155,10 +155,11 @@ def _analyse(work: list[_Work], commit: str | None, options: ScanOptions) -> lis
         finally:
             crossfile.install({})
     chunks = _chunks(work, options.jobs * 4)
-    # NOTE(h2): compile each language's query bundle once, before forking, so that the
-    # workers inherit it instead of compiling it again each.
+    # NOTE(h2): compile each language's query bundles once, before forking, so that the
+    # workers inherit them instead of compiling them again each; only those the byte
+    # prefilters say some file of the language will run.
     for lang in sorted({lang for _, _, lang in work}):
-        bundles_for(lang)
+        bundles_for(lang, (data for _, data, lg in work if lg == lang))
     try:
         with ProcessPoolExecutor(
             max_workers=options.jobs,

@@ -11,6 +11,7 @@ which the scanner records as a skipped file instead of crashing.
 from __future__ import annotations
 
 import codecs
+import importlib
 import re
 from collections.abc import Callable
 from functools import cache
@@ -91,23 +92,23 @@ def detect_language(path: str, head: bytes = b"") -> str | None:
     return _SHEBANG_LANG.get(prog)
 
 
-def _loaders() -> dict[str, Callable[[], object]]:
-    import tree_sitter_bash
-    import tree_sitter_go
-    import tree_sitter_javascript
-    import tree_sitter_python
-    import tree_sitter_rust
-    import tree_sitter_typescript
+_GRAMMARS: dict[str, tuple[str, str]] = {
+    "python": ("tree_sitter_python", "language"),
+    "javascript": ("tree_sitter_javascript", "language"),
+    "typescript": ("tree_sitter_typescript", "language_typescript"),
+    "tsx": ("tree_sitter_typescript", "language_tsx"),
+    "rust": ("tree_sitter_rust", "language"),
+    "go": ("tree_sitter_go", "language"),
+    "shell": ("tree_sitter_bash", "language"),
+}
+"""Each language's grammar package and its function; a package is imported when its first
+language is asked for (a Python-only scan loads no other grammar)."""
 
-    return {
-        "python": tree_sitter_python.language,
-        "javascript": tree_sitter_javascript.language,
-        "typescript": tree_sitter_typescript.language_typescript,
-        "tsx": tree_sitter_typescript.language_tsx,
-        "rust": tree_sitter_rust.language,
-        "go": tree_sitter_go.language,
-        "shell": tree_sitter_bash.language,
-    }
+
+def _grammar(name: str) -> object:
+    module, function = _GRAMMARS[name]
+    loader: Callable[[], object] = getattr(importlib.import_module(module), function)
+    return loader()
 
 
 @cache
@@ -115,7 +116,7 @@ def language(name: str) -> ts.Language:
     """The tree-sitter `Language` for `name` (cached per process)."""
     if name not in QUERY_DIALECT:
         raise ValueError(f"unknown language {name!r}")
-    return ts.Language(_loaders()[name]())
+    return ts.Language(_grammar(name))
 
 
 @cache

@@ -36,21 +36,25 @@ def renderer_for(
 ) -> Renderer[ScanReport]:
     """The renderer for `fmt`; `color`, `width`, `details` and `show_skipped` only affect the
     terminal format (the machine formats always carry everything)."""
-    from boundary_audit.report.scan.json_v1 import JsonV1Format
-    from boundary_audit.report.scan.markdown import MarkdownFormat
-    from boundary_audit.report.scan.sarif import SarifFormat
-    from boundary_audit.report.scan.terminal import TerminalFormat
-
+    # Each format imports only its own module (a terminal scan loads no JSON or SARIF code).
     match fmt:
         case ScanFormat.TERMINAL:
+            from boundary_audit.report.scan.terminal import TerminalFormat
+
             return TerminalFormat(
                 color=color, width=width, details=details, show_skipped=show_skipped
             )
         case ScanFormat.JSON:
+            from boundary_audit.report.scan.json_v1 import JsonV1Format
+
             return JsonV1Format()
         case ScanFormat.SARIF:
+            from boundary_audit.report.scan.sarif import SarifFormat
+
             return SarifFormat()
         case ScanFormat.MARKDOWN:
+            from boundary_audit.report.scan.markdown import MarkdownFormat
+
             return MarkdownFormat()
         case _:
             assert_never(fmt)

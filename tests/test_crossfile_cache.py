@@ -1,0 +1,104 @@
+"""The main pass and the cross-file pass share one parse of each file (bounded caches).
+
+`a_caller.py` is analysed before the file it calls into, so the cross-file pass reuses the
+tree the main pass kept; `b_tools.py` is traced into `c_caller.py` before the main pass
+reaches it, so the main pass reuses the cross-file pass's extractor. The findings are those
+of a scan that keeps nothing.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+import tree_sitter as ts
+
+from boundary_audit.finding import Finding
+from boundary_audit.static import analyze, crossfile, parsing
+from boundary_audit.static.engine import ScanOptions, scan_path
+
+FILES = {
+    "a_caller.py": (
+        "import json\n"
+        "\n"
+        "from b_tools import run_tool_cmd\n"
+        "\n"
+        "\n"
+        "def handle(reply):\n"
+        "    args = json.loads(reply.tool_calls[0].function.arguments)\n"
+        '    return run_tool_cmd(args["command"])\n'
+    ),
+    "b_tools.py": (
+        "import subprocess\n"
+        "\n"
+        "\n"
+        "def run_tool_cmd(command):\n"
+        "    return subprocess.run(command, shell=True, capture_output=True)\n"
+    ),
+    "c_caller.py": (
+        "from b_tools import run_tool_cmd\n"
+        "\n"
+        "\n"
+        "def again(text):\n"
+        '    return run_tool_cmd("ls " + text)\n'
+    ),
+}
+
+
+def _scan(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> tuple[list[Finding], list[str]]:
+    for name, text in FILES.items():
+        (tmp_path / name).write_text(text, encoding="utf-8")
+    parsed: list[str] = []
+    real = parsing.parse
+
+    def counting(lang: str, data: bytes) -> ts.Tree:
+        parsed.append(next(n for n, t in FILES.items() if t.encode() == data))
+        return real(lang, data)
+
+    monkeypatch.setattr(crossfile, "parse", counting)
+    monkeypatch.setattr(analyze, "parse", counting)
+    result = scan_path(tmp_path, options=ScanOptions(jobs=1))
+    return list(result.findings), parsed
+
+
+def test_each_file_is_parsed_once(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    found, parsed = _scan(tmp_path, monkeypatch)
+    assert sorted(parsed) == sorted(FILES)
+    [f] = found
+    assert (f.code, f.primary.path, f.primary.start_line, f.model_controlled) == (
+        "BA101",
+        "b_tools.py",
+        5,
+        True,
+    )
+    assert [(r.path, r.start_line, r.annotation) for r in f.related] == [
+        ("a_caller.py", 7, "model output enters: reply.tool_calls"),
+        ("a_caller.py", 8, "passed as `command` to run_tool_cmd()"),
+    ]
+
+
+def test_findings_do_not_depend_on_the_caches(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    cached, _ = _scan(tmp_path, monkeypatch)
+    monkeypatch.setattr(crossfile, "MAX_RECENT_BYTES", 0)
+    monkeypatch.setattr(crossfile, "MAX_EXTRACTORS", 0)
+    uncached, parsed = _scan(tmp_path, monkeypatch)
+    assert len(parsed) > len(FILES)  # the cross-file pass parsed again what it traced into
+    assert uncached == cached
+
+
+def test_the_kept_trees_are_bounded(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(crossfile, "MAX_RECENT_BYTES", 100)
+    files = {f"m{i}.py": ("python", f"x{i} = {'1' * 40}\n".encode()) for i in range(6)}
+    corpus = crossfile.Corpus(files)
+    trees = [corpus.tree(p, lang, data) for p, (lang, data) in files.items()]
+    assert list(corpus._recent) == ["m4.py", "m5.py"]  # the latest within 100 source bytes
+    assert corpus._recent_bytes == 92  # 46 each
+    assert corpus.tree("m5.py", "python", files["m5.py"][1]) is trees[5]
+    assert corpus.extractor("m5.py") is not None and corpus.extractor("m5.py").tree is trees[5]
+    assert "m5.py" not in corpus._recent and corpus._recent_bytes == 46
+    # content other than the corpus's is parsed afresh and not kept
+    other = corpus.tree("m0.py", "python", b"y = 2\n")
+    assert other.root_node.text == b"y = 2\n" and "m0.py" not in corpus._recent
+    assert corpus.main_extractor("m0.py", other) is None

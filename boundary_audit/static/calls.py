@@ -165,6 +165,17 @@ class CallEvaluator:
         self.ex = engine.ex
         self._quoting: frozenset[str] | None = None
 
+    def encoded(self, call: Call, fn: Function, last: str) -> AValue | None:
+        """`buf.toString("base64")`: the receiver's text encoded (`K.ENCODING_METHODS`)."""
+        encodings = K.ENCODING_METHODS.get(last)
+        if encodings is None or not isinstance(call.callee, Attr) or len(call.args) != 1:
+            return None
+        arg = call.args[0]
+        if not isinstance(arg, Lit) or arg.text not in encodings:
+            return None
+        inner = prov_of(self.engine.eval(call.callee.base, fn))
+        return Str((Hole(inner, f"{last}({arg.text!r}){K.ENCODED}", call.span),))
+
     def quoting_helpers(self) -> frozenset[str]:
         """The project's own shell-quoting helpers this file may call (`static/quoters`)."""
         if self._quoting is None:
@@ -235,6 +246,9 @@ class CallEvaluator:
             if display in K.JOINERS and arg0 is not None:
                 return self.joined(self.engine.eval(arg0, fn), inner, display, call)
             return Str((Hole(inner, display, call.span),))
+        encoded = self.encoded(call, fn, last)
+        if encoded is not None:
+            return encoded
         if arg0 is not None and last in self.quoting_helpers():
             inner = prov_of(self.engine.eval(arg0, fn))
             return Str((Hole(inner, f"{last}(){K.QUOTING_HELPER}", call.span),))

@@ -174,10 +174,10 @@ def configured(provs: Iterable[Prov]) -> Prov:
 
 
 def _shell_safe(hole: Hole) -> bool:
-    if hole.sanitizer is not None and hole.sanitizer.endswith(K.QUOTING_HELPER):
+    if hole.sanitizer is not None and hole.sanitizer.endswith((K.QUOTING_HELPER, K.ENCODED)):
         return True
     entry = next((v for v in K.SANITIZERS.values() if v[0] == hole.sanitizer), None)
-    return entry is not None and entry[1] == K.SHELL_QUOTE
+    return entry is not None and entry[1] in K.SHELL_SAFE
 
 
 def _starts_with_hole(s: Str) -> bool:

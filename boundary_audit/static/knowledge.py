@@ -21,6 +21,11 @@ SERIALIZER = "serializer"
 """Sanitizer kind: JSON/YAML serializer (safe inside the format it produces, not for a shell)."""
 LANG_QUOTE = "lang-quote"
 """Sanitizer kind: a programming-language string quote (`repr`, `strconv.Quote`, `{:?}`)."""
+ENCODER = "encoder"
+"""Sanitizer kind: an encoding whose output alphabet no shell parses (base64, hex): safe at
+any interpolation point, like a shell quote."""
+SHELL_SAFE = frozenset({SHELL_QUOTE, ENCODER})
+"""Sanitizer kinds whose output is one inert shell word."""
 
 SANITIZERS: dict[str, tuple[str, str]] = {
     # python
@@ -57,7 +62,27 @@ SANITIZERS: dict[str, tuple[str, str]] = {
     "mvdan.cc/sh/v3/syntax.Quote": ("syntax.Quote", SHELL_QUOTE),
     "encoding/json.Marshal": ("json.Marshal", SERIALIZER),
     "encoding/json.MarshalIndent": ("json.Marshal", SERIALIZER),
+    # encoders (every language): base64 and hex text holds no shell metacharacter
+    "base64.b64encode": ("base64.b64encode", ENCODER),
+    "base64.standard_b64encode": ("base64.standard_b64encode", ENCODER),
+    "base64.urlsafe_b64encode": ("base64.urlsafe_b64encode", ENCODER),
+    "binascii.hexlify": ("binascii.hexlify", ENCODER),
+    "binascii.b2a_hex": ("binascii.b2a_hex", ENCODER),
+    "btoa": ("btoa", ENCODER),
+    "encoding/base64.StdEncoding.EncodeToString": ("base64.EncodeToString", ENCODER),
+    "encoding/base64.URLEncoding.EncodeToString": ("base64.EncodeToString", ENCODER),
+    "encoding/hex.EncodeToString": ("hex.EncodeToString", ENCODER),
+    "base64::encode": ("base64::encode", ENCODER),
+    "hex::encode": ("hex::encode", ENCODER),
 }
+
+ENCODING_METHODS: dict[str, frozenset[str]] = {
+    "toString": frozenset({"base64", "base64url", "hex"})
+}
+"""Methods that encode their receiver when given one of these encodings as a literal
+(`Buffer.from(content).toString("base64")`): sanitizers of kind ENCODER."""
+ENCODED = " (encoded)"
+"""Suffix of the sanitizer name of an encoding method's call (`ENCODING_METHODS`)."""
 
 QUOTING_HELPER = " (quotes like shlex.quote)"
 """Suffix of the sanitizer name of a project's own quoting helper (`static/quoters.py`)."""

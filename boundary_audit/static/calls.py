@@ -682,7 +682,7 @@ def variadic_rest(
     or the parameter takes one argument."""
     if not variadic or index < 0 or any(isinstance(a, Spread) for a in call.args[:index]):
         return None
-    return engine.sequence(call.args[index:], caller, call.span)
+    return engine.sequence_options(call.args[index:], caller, call.span)
 
 
 def _variadic(calls: CallEvaluator, p: Param) -> bool:

@@ -81,10 +81,10 @@ FAMILY = {
 }
 
 _CLASS_HEADER = {
-    "py": re.compile(rb"\bclass\s+([A-Za-z_]\w*)\s*\(([^)]*)\)"),
+    "py": re.compile(rb"\bclass\s+([A-Za-z_]\w*)\s*(?:\(([^)]*)\)|(?=:))"),
     "js": re.compile(rb"\bclass\s+([A-Za-z_$][\w$]*)\b[^{;]*?\b(?:extends|implements)\s+([^{]*)\{"),
 }
-"""A class declaration's header: the class in group 1, its bases in group 2."""
+"""A class declaration's header: the class in group 1, its bases (if any) in group 2."""
 
 
 _IDENT = bytes(b for b in range(256) if chr(b).isascii() and chr(b).isalnum() or b >= 128) + b"_$-"
@@ -377,10 +377,53 @@ class Corpus:
         if table is None:
             found: dict[str, set[str]] = {}
             for m in _CLASS_HEADER[family].finditer(self.blob(family)[0]):
-                words = re.findall(rb"[A-Za-z_$][\w$]*", m.group(2))
+                words = re.findall(rb"[A-Za-z_$][\w$]*", m.group(2) or b"")
                 found.setdefault(m.group(1).decode(), set()).update(w.decode() for w in words)
             table = self._bases[family] = {k: frozenset(v) for k, v in found.items()}
         return table
+
+    def ancestors(self, family: str, cls: str) -> list[str]:
+        """The classes `cls` derives from as the corpus declares them, nearest first
+        (breadth-first; one level in name order), `cls` itself excluded."""
+        table = self.class_bases(family)
+        out: list[str] = []
+        level = [cls]
+        while level and len(out) < 16:
+            nxt: list[str] = []
+            for c in level:
+                for b in sorted(table.get(c, ())):
+                    if b != cls and b not in out and b in table:
+                        out.append(b)
+                        nxt.append(b)
+            level = nxt
+        return out
+
+    def inherited_returns(
+        self, engine: Engine, call: Call, caller: Function, name: str
+    ) -> list[AValue]:
+        """Return values of method `name` that `caller`'s class inherits from a base class
+        declared in another file (`self.m(...)` not defined in the class, `super().m(...)`),
+        with its parameters bound to this call's arguments (`calls.bind_arguments`)."""
+        from boundary_audit.static.calls import bind_arguments, with_step
+
+        family = FAMILY.get(engine.ex.lang)
+        if caller.cls is None or family not in ("py", "js"):
+            return []
+        for base in self.ancestors(family, caller.cls):
+            for path in self.candidates(engine.ex.lang, f"class {base}".encode(), engine.path):
+                ex = self.extractor(path)
+                if ex is None:
+                    continue
+                targets = [f for f in ex.functions_named(name) if f.is_method and f.cls == base]
+                if not targets:
+                    continue
+                other = self.engine_for(ex, engine)
+                for t in targets:
+                    other.bindings.update(bind_arguments(engine, call, caller, t, ex.data))
+                values = [other.eval(r, t) for t in targets for r in ex.filled(t).returns]
+                step = Step(path, targets[0].span, f"value returned by {base}.{name}() in {path}")
+                return [with_step(v, step) for v in values]
+        return []
 
     def return_values(
         self, engine: Engine, call: Call, canonical: str, caller: Function

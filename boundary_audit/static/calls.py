@@ -624,8 +624,12 @@ class CallEvaluator:
         return not known or cls in known
 
     def arguments_for(self, fn: Function, p: Param) -> list[AValue]:
-        """Values passed to parameter `p` of `fn` at each call site in this file."""
-        found: list[AValue] = []
+        """Values passed to parameter `p` of `fn` at each call site in this file.
+
+        The calls made by a tool entry are evaluated first (the values keep the file's
+        order): what a tool hands on is the decisive evidence, and a sink whose step budget
+        runs out on another caller's chain should still have seen it."""
+        sites: list[tuple[Call, Function]] = []
         for node in self.ex.call_nodes(fn.name):
             call = self.ex.expr(node)
             if not isinstance(call, Call) or node.start_byte == fn.node.start_byte:
@@ -643,25 +647,30 @@ class CallEvaluator:
             caller = self.ex.function_at(node)
             if fn.is_method and fn.cls and not self.may_reach(call, caller, fn.cls):
                 continue
-            arg = call.kwarg(p.name)
-            step = Step(self.ex.path, call.span, f"passed as `{p.name}` to {fn.name}()")
-            if arg is None:
-                index = p.index - (1 if fn.self_param and via_attr else 0)
-                text = self.ex.data[p.span.start_byte : p.span.end_byte]
-                rest = variadic_rest(self.engine, call, index, caller, is_variadic(text))
-                if rest is not None:
-                    found.append(with_step(rest, step))
-                    continue
-                if any(isinstance(a, Spread) for a in call.args[: index + 1]):
-                    found.append(Opq(UNKNOWN))
-                    continue
-                arg = call.args[index] if 0 <= index < len(call.args) else p.default
-            if arg is None:
-                continue
-            if p.field is not None and isinstance(arg, Map):
-                arg = arg.get(p.field) or arg
-            found.append(with_step(self.engine.eval(arg, caller), step))
-        return found
+            sites.append((call, caller))
+        order = sorted(range(len(sites)), key=lambda i: self.ex.tools.entry(sites[i][1]) is None)
+        values: dict[int, AValue | None] = {i: self._argument(fn, p, *sites[i]) for i in order}
+        return [v for i in range(len(sites)) if (v := values[i]) is not None]
+
+    def _argument(self, fn: Function, p: Param, call: Call, caller: Function) -> AValue | None:
+        """The value one call site passes to parameter `p` of `fn` (None: it passes none)."""
+        via_attr = isinstance(call.callee, Attr)
+        arg = call.kwarg(p.name)
+        step = Step(self.ex.path, call.span, f"passed as `{p.name}` to {fn.name}()")
+        if arg is None:
+            index = p.index - (1 if fn.self_param and via_attr else 0)
+            text = self.ex.data[p.span.start_byte : p.span.end_byte]
+            rest = variadic_rest(self.engine, call, index, caller, is_variadic(text))
+            if rest is not None:
+                return with_step(rest, step)
+            if any(isinstance(a, Spread) for a in call.args[: index + 1]):
+                return Opq(UNKNOWN)
+            arg = call.args[index] if 0 <= index < len(call.args) else p.default
+        if arg is None:
+            return None
+        if p.field is not None and isinstance(arg, Map):
+            arg = arg.get(p.field) or arg
+        return with_step(self.engine.eval(arg, caller), step)
 
 
 def _is_super(base: Expr) -> bool:

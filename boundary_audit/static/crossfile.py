@@ -153,7 +153,7 @@ class Corpus:
     files: dict[str, tuple[str, bytes]]
     """path -> (language, content)."""
     _extractors: OrderedDict[str, Extractor | None] = field(default_factory=OrderedDict)
-    _params: dict[tuple[str, int, str], list[AValue]] = field(default_factory=dict)
+    _params: dict[tuple[str, int, str, bool], list[AValue]] = field(default_factory=dict)
     _found: dict[tuple[str | None, bytes], list[str]] = field(default_factory=dict)
     _blobs: dict[str | None, tuple[bytes, list[int], list[str]]] = field(default_factory=dict)
     _bases: dict[str, dict[str, frozenset[str]]] = field(default_factory=dict)
@@ -273,8 +273,16 @@ class Corpus:
         engine.budget = parent.budget
         return engine
 
-    def param_values(self, engine: Engine, fn: Function, name: str) -> list[AValue]:
-        """Values passed to parameter `name` of `fn` by calls in other files."""
+    def param_values(
+        self, engine: Engine, fn: Function, name: str, shapes: bool = False
+    ) -> list[AValue]:
+        """Values passed to parameter `name` of `fn` by calls in other files.
+
+        With `shapes`, only what each call makes of its own function's inputs: the caller's
+        parameters are not followed (they stay unknown), and each call is evaluated by an
+        engine of its own, with no further hop and a small budget (`SITE_STEPS` short of
+        `MAX_STEPS`). A tool entry asks so for the shape its dispatchers give the model's
+        text (`self._exec_internal(*["sh", "-lc", cmd])` in a base class)."""
         from boundary_audit.static.calls import is_variadic, variadic_rest, with_step
 
         if fn.key == -1:
@@ -284,18 +292,26 @@ class Corpus:
         typed = fn.name in GENERIC_NAMES or len(fn.name) < 4 or fn.name.startswith("_")
         if typed and not (fn.is_method and fn.cls and not fn.name.startswith("__")):
             return []
-        key = (engine.path, fn.key, name)
+        key = (engine.path, fn.key, name, shapes)
         if key in self._params:
             return self._params[key]
         self._params[key] = []
         param = fn.param(name)
         if typed:
             assert fn.cls is not None
-            needle = fn.cls.encode()
+            paths = self.candidates(engine.ex.lang, fn.cls.encode(), engine.path)
+            family = FAMILY.get(engine.ex.lang)
+            if family in ("py", "js"):
+                # a base class calls the method on `self` (`self._exec_internal(*argv)` in
+                # the base, the override here): the files that declare an ancestor
+                for base in self.ancestors(family, fn.cls):
+                    more = self.candidates(engine.ex.lang, f"class {base}".encode(), engine.path)
+                    paths += [p for p in more if p not in paths]
         else:
             needle = (f".{fn.name}(" if fn.is_method else f"{fn.name}(").encode()
+            paths = self.candidates(engine.ex.lang, needle, engine.path)
         out: list[AValue] = []
-        for path in self.candidates(engine.ex.lang, needle, engine.path):
+        for path in paths:
             ex = self.extractor(path)
             if ex is None:
                 continue
@@ -316,6 +332,8 @@ class Corpus:
                 caller = ex.function_at(node)
                 if fn.cls and not self.may_reach(ex, call, caller, fn.cls, required=typed):
                     continue
+                if shapes:
+                    other = _shape_engine(ex, caller)
                 arg = call.kwarg(name)
                 if arg is None:
                     index = param.index - (1 if fn.self_param else 0)
@@ -482,6 +500,23 @@ class Corpus:
         else:
             return []
         return [w for w in wanted if w in self.files]
+
+
+def _shape_engine(ex: Extractor, caller: Function) -> Engine:
+    """An engine for one call in `caller` that does not follow `caller`'s parameters nor
+    leave the file, on a budget of its own (`Corpus.param_values` with `shapes`)."""
+    from boundary_audit.static.dataflow import MAX_STEPS, Engine
+    from boundary_audit.static.dataflow_limits import SITE_STEPS
+
+    engine = Engine(ex, None)
+    engine.hops = MAX_HOPS
+    engine.budget.steps = MAX_STEPS - SITE_STEPS
+    engine.bindings = {
+        (caller.key, p.name): Opq(UNKNOWN)
+        for p in caller.params
+        if not (caller.self_param and p.index == 0)
+    }
+    return engine
 
 
 def _join(base: str, rel: str) -> str:

@@ -47,6 +47,7 @@ from boundary_audit.static.shapes import (
     merge_text,
     str_pieces,
     tag_var,
+    with_origin,
 )
 from boundary_audit.static.values import (
     EMPTY,
@@ -281,7 +282,12 @@ class Engine:
                 p.span,
                 Contract.NATIVE,
             )
-            return alts([Opq(Prov(frozenset({origin}))), *found])
+            if self.corpus is not None:
+                found = found + self.corpus.param_values(self, fn, name, shapes=True)
+            # The model's text arrives in the shape the entry's callers give it (a base
+            # class's `self._exec(*["sh", "-lc", cmd])`): their values, with its origin.
+            tagged = [with_origin(v, origin) for v in found]
+            return alts([Opq(Prov(frozenset({origin}))), *tagged])
         cli = self.tables.decorated(fn.decorators) if fn.decorators else None
         if cli is not None and not (fn.self_param and p.index == 0):
             rule, decorator = cli

@@ -468,20 +468,45 @@ class CallEvaluator:
         callee = call.callee
         if isinstance(callee, Ref):
             targets = [f for f in self.ex.functions_named(callee.name) if not f.is_method]
+        elif isinstance(callee, Attr) and _is_super(callee.base):
+            # `super().m(...)`: a method of a base class, never the override that calls it
+            targets = self.inherited(callee.name, fn)
         elif (
             isinstance(callee, Attr)
             and isinstance(callee.base, Ref)
             and callee.base.name in ("self", "this")
         ):
             targets = [f for f in self.ex.functions_named(callee.name) if f.cls == fn.cls]
+            if not targets:
+                targets = self.inherited(callee.name, fn)
         elif isinstance(callee, Attr) and len(callee.name) > 3:
             # NOTE(h2): `shell.exec_args(...)` on some object: if exactly one method of this
-            # file has that name, it is taken to be the one called.
+            # file has that name, it is taken to be the one called; of several, the one of
+            # the class the caller's code gives the receiver (`LocalShell().exec_args(...)`).
             methods = [f for f in self.ex.functions_named(callee.name) if f.is_method]
+            if len(methods) > 1:
+                known = receiver_classes(self.ex, call, fn)
+                methods = [f for f in methods if f.cls in known]
             targets = methods if len(methods) == 1 else []
         else:
             return None
         return targets
+
+    def inherited(self, name: str, fn: Function) -> list[Function]:
+        """Method `name` as `fn`'s class inherits it from a base class of this file (the
+        nearest base that defines it); empty if none does or the bases are not known."""
+        from boundary_audit.static.crossfile import FAMILY
+
+        corpus = self.engine.corpus
+        family = FAMILY.get(self.ex.lang)
+        if corpus is None or fn.cls is None or family not in ("py", "js"):
+            return []
+        methods = [f for f in self.ex.functions_named(name) if f.is_method]
+        for base in corpus.ancestors(family, fn.cls):
+            found = [f for f in methods if f.cls == base]
+            if found:
+                return found
+        return []
 
     def returned_field(self, call: Call, fn: Function, key: str) -> AValue | None:
         """`key` of the object literal a same-file helper returns (`const {shell, args} =
@@ -518,8 +543,22 @@ class CallEvaluator:
             if cn != call.name:
                 values = self.engine.corpus.return_values(self.engine, call, cn, fn)
                 return alts(values) if values else None
+        if (
+            not targets
+            and isinstance(callee, Attr)
+            and (_is_super(callee.base) or _is_self(callee.base))
+            and self.engine.corpus is not None
+        ):
+            values = self.engine.corpus.inherited_returns(self.engine, call, fn, callee.name)
+            return alts(values) if values else None
         if not targets or self.engine.depth >= MAX_CALL_DEPTH:
             return None
+        if (
+            isinstance(callee, Attr)
+            and (_is_super(callee.base) or _is_self(callee.base))
+            and any(t.cls != fn.cls for t in targets)
+        ):
+            return self.inherited_call(call, fn, targets)
         self.engine.depth += 1
         try:
             values = []
@@ -536,6 +575,26 @@ class CallEvaluator:
         step = Step(self.ex.path, call.span, f"value returned by {callee_name(call)}()")
         return with_step(alts(values), step)
 
+    def inherited_call(self, call: Call, fn: Function, targets: list[Function]) -> AValue:
+        """Return values of a base class's method of this file that `call` reaches through
+        `super()` or `self` (the override forwards its own arguments: `super().prepare(
+        *command, shell=shell)`), with its parameters bound to this call's arguments rather
+        than joined over every caller of the base method."""
+        from boundary_audit.static.dataflow import Engine
+
+        engine = self.engine
+        child = Engine(self.ex, engine.corpus)
+        child.hops, child.depth, child.at_site = engine.hops, engine.depth + 1, engine.at_site
+        child.budget = engine.budget
+        child.bindings = dict(engine.bindings)
+        for t in targets:
+            child.bindings.update(bind_arguments(engine, call, fn, t, self.ex.data))
+        values = [child.eval(r, t) for t in targets for r in self.ex.filled(t).returns]
+        if not values:
+            return Opq(EMPTY)
+        step = Step(self.ex.path, call.span, f"value returned by {callee_name(call)}()")
+        return with_step(alts(values), step)
+
     def at_call_site(
         self, call: Call, fn: Function, target: Function, returns: list[Expr]
     ) -> list[AValue] | None:
@@ -545,7 +604,8 @@ class CallEvaluator:
         passes nothing of the model, the helper's value here is re-evaluated with its
         parameters bound to the arguments (`self.clean_cmd(GIT_RESET_SCRIPT)` stays a
         constant although another call passes the model's action). Parameters the call does
-        not give, variadic and destructured ones and those after a spread stay the join.
+        not give, destructured ones and those after a spread stay the join; a variadic one
+        (`*command`) is bound to the rest of the arguments (`bind_arguments`).
         The re-evaluation has a small budget of its own (`SITE_STEPS`) and binds no further
         helper; None (keep the join) when there is nothing to bind, an argument is the
         model's, this engine is itself such a re-evaluation, or the budget ran out.
@@ -555,19 +615,7 @@ class CallEvaluator:
         engine = self.engine
         if engine.at_site:
             return None
-        shift = 1 if target.self_param and isinstance(call.callee, Attr) else 0
-        binds: dict[tuple[int, str], AValue] = {}
-        for p in target.params:
-            if (target.self_param and p.index == 0) or p.field is not None or _variadic(self, p):
-                continue
-            arg = call.kwarg(p.name)
-            if arg is None:
-                index = p.index - shift
-                if any(isinstance(a, Spread) for a in call.args[: index + 1]):
-                    break
-                arg = call.args[index] if 0 <= index < len(call.args) else None
-            if arg is not None:
-                binds[(target.key, p.name)] = engine.eval(arg, fn)
+        binds = bind_arguments(engine, call, fn, target, self.ex.data)
         if not binds or any(prov_of(v).model for v in binds.values()):
             return None
         child = Engine(self.ex, engine.corpus)
@@ -599,8 +647,12 @@ class CallEvaluator:
         return not known or cls in known
 
     def arguments_for(self, fn: Function, p: Param) -> list[AValue]:
-        """Values passed to parameter `p` of `fn` at each call site in this file."""
-        found: list[AValue] = []
+        """Values passed to parameter `p` of `fn` at each call site in this file.
+
+        The calls made by a tool entry are evaluated first (the values keep the file's
+        order): what a tool hands on is the decisive evidence, and a sink whose step budget
+        runs out on another caller's chain should still have seen it."""
+        sites: list[tuple[Call, Function]] = []
         for node in self.ex.call_nodes(fn.name):
             call = self.ex.expr(node)
             if not isinstance(call, Call) or node.start_byte == fn.node.start_byte:
@@ -618,25 +670,41 @@ class CallEvaluator:
             caller = self.ex.function_at(node)
             if fn.is_method and fn.cls and not self.may_reach(call, caller, fn.cls):
                 continue
-            arg = call.kwarg(p.name)
-            step = Step(self.ex.path, call.span, f"passed as `{p.name}` to {fn.name}()")
-            if arg is None:
-                index = p.index - (1 if fn.self_param and via_attr else 0)
-                text = self.ex.data[p.span.start_byte : p.span.end_byte]
-                rest = variadic_rest(self.engine, call, index, caller, is_variadic(text))
-                if rest is not None:
-                    found.append(with_step(rest, step))
-                    continue
-                if any(isinstance(a, Spread) for a in call.args[: index + 1]):
-                    found.append(Opq(UNKNOWN))
-                    continue
-                arg = call.args[index] if 0 <= index < len(call.args) else p.default
-            if arg is None:
-                continue
-            if p.field is not None and isinstance(arg, Map):
-                arg = arg.get(p.field) or arg
-            found.append(with_step(self.engine.eval(arg, caller), step))
-        return found
+            sites.append((call, caller))
+        order = sorted(range(len(sites)), key=lambda i: self.ex.tools.entry(sites[i][1]) is None)
+        values: dict[int, AValue | None] = {i: self._argument(fn, p, *sites[i]) for i in order}
+        return [v for i in range(len(sites)) if (v := values[i]) is not None]
+
+    def _argument(self, fn: Function, p: Param, call: Call, caller: Function) -> AValue | None:
+        """The value one call site passes to parameter `p` of `fn` (None: it passes none)."""
+        via_attr = isinstance(call.callee, Attr)
+        arg = call.kwarg(p.name)
+        step = Step(self.ex.path, call.span, f"passed as `{p.name}` to {fn.name}()")
+        if arg is None:
+            index = p.index - (1 if fn.self_param and via_attr else 0)
+            text = self.ex.data[p.span.start_byte : p.span.end_byte]
+            rest = variadic_rest(self.engine, call, index, caller, is_variadic(text))
+            if rest is not None:
+                return with_step(rest, step)
+            if any(isinstance(a, Spread) for a in call.args[: index + 1]):
+                return Opq(UNKNOWN)
+            arg = call.args[index] if 0 <= index < len(call.args) else p.default
+        if arg is None:
+            return None
+        if p.field is not None and isinstance(arg, Map):
+            arg = arg.get(p.field) or arg
+        return with_step(self.engine.eval(arg, caller), step)
+
+
+def _is_super(base: Expr) -> bool:
+    """`super()` (Python) or `super` (JavaScript) as a method call's receiver."""
+    if isinstance(base, Call):
+        return isinstance(base.callee, Ref) and base.callee.name == "super" and not base.args
+    return isinstance(base, Ref) and base.name == "super"
+
+
+def _is_self(base: Expr) -> bool:
+    return isinstance(base, Ref) and base.name in ("self", "this")
 
 
 def _path_expr(call: Call) -> Expr | None:
@@ -705,13 +773,41 @@ def variadic_rest(
     or the parameter takes one argument."""
     if not variadic or index < 0 or any(isinstance(a, Spread) for a in call.args[:index]):
         return None
-    return engine.sequence(call.args[index:], caller, call.span)
+    return engine.sequence_options(call.args[index:], caller, call.span)
 
 
-def _variadic(calls: CallEvaluator, p: Param) -> bool:
-    """`*args`, `...rest`, Go's `args ...string`: one parameter for many arguments."""
-    text = calls.ex.data[p.span.start_byte : p.span.end_byte]
-    return text.startswith(b"**") or is_variadic(text)
+def bind_arguments(
+    engine: Engine, call: Call, caller: Function, target: Function, data: bytes
+) -> dict[tuple[int, str], AValue]:
+    """The values `call` (evaluated in `caller`) gives `target`'s parameters, keyed as
+    `Engine.bindings` keys them: keyword arguments by name, positional ones up to the first
+    spread, and a variadic parameter (`*command`) the rest of the arguments as a list
+    (`variadic_rest`). `data` is the text of `target`'s file. Parameters the call leaves
+    to their default, or whose argument cannot be placed, are not bound."""
+    shift = 1 if target.self_param and isinstance(call.callee, Attr) else 0
+    out: dict[tuple[int, str], AValue] = {}
+    positional = True
+    for p in target.params:
+        if (target.self_param and p.index == 0) or p.field is not None:
+            continue
+        arg = call.kwarg(p.name)
+        if arg is not None:
+            out[(target.key, p.name)] = engine.eval(arg, caller)
+            continue
+        text = data[p.span.start_byte : p.span.end_byte]
+        index = p.index - shift
+        if is_variadic(text):
+            rest = variadic_rest(engine, call, index, caller, True)
+            if rest is not None:
+                out[(target.key, p.name)] = rest
+        if text.startswith(b"*") or is_variadic(text):
+            positional = False
+        if not positional or any(isinstance(a, Spread) for a in call.args[: index + 1]):
+            positional = False
+            continue
+        if 0 <= index < len(call.args):
+            out[(target.key, p.name)] = engine.eval(call.args[index], caller)
+    return out
 
 
 _GO_VARIADIC = re.compile(rb"^[A-Za-z_]\w*\s+\.\.\.")

@@ -97,10 +97,10 @@ FAMILY = {
 }
 
 _CLASS_HEADER = {
-    "py": re.compile(rb"\bclass\s+([A-Za-z_]\w*)\s*\(([^)]*)\)"),
+    "py": re.compile(rb"\bclass\s+([A-Za-z_]\w*)\s*(?:\(([^)]*)\)|(?=:))"),
     "js": re.compile(rb"\bclass\s+([A-Za-z_$][\w$]*)\b[^{;]*?\b(?:extends|implements)\s+([^{]*)\{"),
 }
-"""A class declaration's header: the class in group 1, its bases in group 2."""
+"""A class declaration's header: the class in group 1, its bases (if any) in group 2."""
 
 
 _IDENT = bytes(b for b in range(256) if chr(b).isascii() and chr(b).isalnum() or b >= 128) + b"_$-"
@@ -173,7 +173,7 @@ class Corpus:
     """The main pass's latest files: their trees, or their extractors once it built them."""
     _recent_bytes: int = 0
     """Source bytes of the files in `_recent`."""
-    _params: dict[tuple[str, int, str], list[AValue]] = field(default_factory=dict)
+    _params: dict[tuple[str, int, str, bool], list[AValue]] = field(default_factory=dict)
     _found: dict[tuple[str | None, bytes], list[str]] = field(default_factory=dict)
     _blobs: dict[str | None, tuple[bytes, list[int], list[str]]] = field(default_factory=dict)
     _bases: dict[str, dict[str, frozenset[str]]] = field(default_factory=dict)
@@ -350,8 +350,16 @@ class Corpus:
         engine.budget = parent.budget
         return engine
 
-    def param_values(self, engine: Engine, fn: Function, name: str) -> list[AValue]:
-        """Values passed to parameter `name` of `fn` by calls in other files."""
+    def param_values(
+        self, engine: Engine, fn: Function, name: str, shapes: bool = False
+    ) -> list[AValue]:
+        """Values passed to parameter `name` of `fn` by calls in other files.
+
+        With `shapes`, only what each call makes of its own function's inputs: the caller's
+        parameters are not followed (they stay unknown), and each call is evaluated by an
+        engine of its own, with no further hop and a small budget (`SITE_STEPS` short of
+        `MAX_STEPS`). A tool entry asks so for the shape its dispatchers give the model's
+        text (`self._exec_internal(*["sh", "-lc", cmd])` in a base class)."""
         from boundary_audit.static.calls import is_variadic, variadic_rest, with_step
 
         if fn.key == -1:
@@ -361,18 +369,26 @@ class Corpus:
         typed = fn.name in GENERIC_NAMES or len(fn.name) < 4 or fn.name.startswith("_")
         if typed and not (fn.is_method and fn.cls and not fn.name.startswith("__")):
             return []
-        key = (engine.path, fn.key, name)
+        key = (engine.path, fn.key, name, shapes)
         if key in self._params:
             return self._params[key]
         self._params[key] = []
         param = fn.param(name)
         if typed:
             assert fn.cls is not None
-            needle = fn.cls.encode()
+            paths = self.candidates(engine.ex.lang, fn.cls.encode(), engine.path)
+            family = FAMILY.get(engine.ex.lang)
+            if family in ("py", "js"):
+                # a base class calls the method on `self` (`self._exec_internal(*argv)` in
+                # the base, the override here): the files that declare an ancestor
+                for base in self.ancestors(family, fn.cls):
+                    more = self.candidates(engine.ex.lang, f"class {base}".encode(), engine.path)
+                    paths += [p for p in more if p not in paths]
         else:
             needle = (f".{fn.name}(" if fn.is_method else f"{fn.name}(").encode()
+            paths = self.candidates(engine.ex.lang, needle, engine.path)
         out: list[AValue] = []
-        for path in self.candidates(engine.ex.lang, needle, engine.path):
+        for path in paths:
             ex = self.extractor(path)
             if ex is None:
                 continue
@@ -393,6 +409,8 @@ class Corpus:
                 caller = ex.function_at(node)
                 if fn.cls and not self.may_reach(ex, call, caller, fn.cls, required=typed):
                     continue
+                if shapes:
+                    other = _shape_engine(ex, caller)
                 arg = call.kwarg(name)
                 if arg is None:
                     index = param.index - (1 if fn.self_param else 0)
@@ -454,10 +472,53 @@ class Corpus:
         if table is None:
             found: dict[str, set[str]] = {}
             for m in _CLASS_HEADER[family].finditer(self.blob(family)[0]):
-                words = re.findall(rb"[A-Za-z_$][\w$]*", m.group(2))
+                words = re.findall(rb"[A-Za-z_$][\w$]*", m.group(2) or b"")
                 found.setdefault(m.group(1).decode(), set()).update(w.decode() for w in words)
             table = self._bases[family] = {k: frozenset(v) for k, v in found.items()}
         return table
+
+    def ancestors(self, family: str, cls: str) -> list[str]:
+        """The classes `cls` derives from as the corpus declares them, nearest first
+        (breadth-first; one level in name order), `cls` itself excluded."""
+        table = self.class_bases(family)
+        out: list[str] = []
+        level = [cls]
+        while level and len(out) < 16:
+            nxt: list[str] = []
+            for c in level:
+                for b in sorted(table.get(c, ())):
+                    if b != cls and b not in out and b in table:
+                        out.append(b)
+                        nxt.append(b)
+            level = nxt
+        return out
+
+    def inherited_returns(
+        self, engine: Engine, call: Call, caller: Function, name: str
+    ) -> list[AValue]:
+        """Return values of method `name` that `caller`'s class inherits from a base class
+        declared in another file (`self.m(...)` not defined in the class, `super().m(...)`),
+        with its parameters bound to this call's arguments (`calls.bind_arguments`)."""
+        from boundary_audit.static.calls import bind_arguments, with_step
+
+        family = FAMILY.get(engine.ex.lang)
+        if caller.cls is None or family not in ("py", "js"):
+            return []
+        for base in self.ancestors(family, caller.cls):
+            for path in self.candidates(engine.ex.lang, f"class {base}".encode(), engine.path):
+                ex = self.extractor(path)
+                if ex is None:
+                    continue
+                targets = [f for f in ex.functions_named(name) if f.is_method and f.cls == base]
+                if not targets:
+                    continue
+                other = self.engine_for(ex, engine)
+                for t in targets:
+                    other.bindings.update(bind_arguments(engine, call, caller, t, ex.data))
+                values = [other.eval(r, t) for t in targets for r in ex.filled(t).returns]
+                step = Step(path, targets[0].span, f"value returned by {base}.{name}() in {path}")
+                return [with_step(v, step) for v in values]
+        return []
 
     def return_values(
         self, engine: Engine, call: Call, canonical: str, caller: Function
@@ -516,6 +577,23 @@ class Corpus:
         else:
             return []
         return [w for w in wanted if w in self.files]
+
+
+def _shape_engine(ex: Extractor, caller: Function) -> Engine:
+    """An engine for one call in `caller` that does not follow `caller`'s parameters nor
+    leave the file, on a budget of its own (`Corpus.param_values` with `shapes`)."""
+    from boundary_audit.static.dataflow import MAX_STEPS, Engine
+    from boundary_audit.static.dataflow_limits import SITE_STEPS
+
+    engine = Engine(ex, None)
+    engine.hops = MAX_HOPS
+    engine.budget.steps = MAX_STEPS - SITE_STEPS
+    engine.bindings = {
+        (caller.key, p.name): Opq(UNKNOWN)
+        for p in caller.params
+        if not (caller.self_param and p.index == 0)
+    }
+    return engine
 
 
 def _join(base: str, rel: str) -> str:

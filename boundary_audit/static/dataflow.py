@@ -47,11 +47,13 @@ from boundary_audit.static.shapes import (
     merge_text,
     str_pieces,
     tag_var,
+    with_origin,
 )
 from boundary_audit.static.values import (
     EMPTY,
     UNKNOWN,
     UNKNOWN_OPAQUE,
+    Alts,
     AValue,
     Hole,
     Lst,
@@ -175,7 +177,7 @@ class Engine:
         if isinstance(expr, Tmpl):
             return self.template(expr, fn)
         if isinstance(expr, Seq):
-            return self.sequence(expr.items, fn, expr.span)
+            return self.sequence_options(expr.items, fn, expr.span)
         if isinstance(expr, Spread):
             return self.eval(expr.value, fn)
         if isinstance(expr, Alt):
@@ -280,7 +282,12 @@ class Engine:
                 p.span,
                 Contract.NATIVE,
             )
-            return alts([Opq(Prov(frozenset({origin}))), *found])
+            if self.corpus is not None:
+                found = found + self.corpus.param_values(self, fn, name, shapes=True)
+            # The model's text arrives in the shape the entry's callers give it (a base
+            # class's `self._exec(*["sh", "-lc", cmd])`): their values, with its origin.
+            tagged = [with_origin(v, origin) for v in found]
+            return alts([Opq(Prov(frozenset({origin}))), *tagged])
         cli = self.tables.decorated(fn.decorators) if fn.decorators else None
         if cli is not None and not (fn.self_param and p.index == 0):
             rule, decorator = cli
@@ -462,25 +469,45 @@ class Engine:
 
     def sequence(self, items: tuple[Expr, ...], fn: Function, span: Span) -> Lst:
         """A list value from sequence items (spreads of known lists are inlined)."""
-        out: list[AValue] = []
-        rest: Prov | None = None
         # Names first, calls last: the order of evaluation does not change a value, but on a
         # sink whose step budget runs out the cheap reads (the model's `*cmd`) are the ones
         # that should have been looked at (`[sh, -c, script, path_of(x), *cmd]`).
+        return _assemble(items, self._cheap_first(items, fn), self.path, span)
+
+    def sequence_options(self, items: tuple[Expr, ...], fn: Function, span: Span) -> AValue:
+        """A list literal's value; a spread of one of several lists (`[*argv]`, `argv` the
+        `[sh, -c, cmd]` of one branch and `shlex.split(cmd)` of the other) gives one list
+        per alternative, so each keeps its shape (for the first such spread)."""
         values = self._cheap_first(items, fn)
         for i, item in enumerate(items):
-            if isinstance(item, Spread):
-                inner = values[i]
-                if isinstance(inner, Lst):
-                    out.extend(inner.items)
-                    rest = inner.rest if rest is None else rest.join(inner.rest or EMPTY)
-                else:
-                    rest = prov_of(inner) if rest is None else rest.join(prov_of(inner))
-                    if isinstance(inner, Tok):
-                        out.append(inner)
-                continue
-            out.append(values[i])
-        return Lst(tuple(out), rest, self.path, span)
+            inner = values[i]
+            if (
+                isinstance(item, Spread)
+                and isinstance(inner, Alts)
+                and any(isinstance(o, (Lst, Tok)) for o in inner.options)
+            ):
+                return alts(
+                    _assemble(items, [*values[:i], o, *values[i + 1 :]], self.path, span)
+                    for o in inner.options
+                )
+        return _assemble(items, values, self.path, span)
+
+
+def _assemble(items: tuple[Expr, ...], values: list[AValue], path: str, span: Span) -> Lst:
+    """The list of sequence `items` whose values are `values` (spreads of lists inlined)."""
+    out: list[AValue] = []
+    rest: Prov | None = None
+    for item, value in zip(items, values, strict=True):
+        if not isinstance(item, Spread):
+            out.append(value)
+        elif isinstance(value, Lst):
+            out.extend(value.items)
+            rest = value.rest if rest is None else rest.join(value.rest or EMPTY)
+        else:
+            rest = prov_of(value) if rest is None else rest.join(prov_of(value))
+            if isinstance(value, Tok):
+                out.append(value)
+    return Lst(tuple(out), rest, path, span)
 
 
 def _cost(expr: Expr) -> int:

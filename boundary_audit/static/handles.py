@@ -39,8 +39,9 @@ if TYPE_CHECKING:
 Ctor = Callable[["Engine", Call, Function, str], AValue]
 
 
-def _argv_list(engine: Engine, exprs: tuple[Expr, ...], fn: Function, span: Span) -> Lst:
-    return engine.sequence(exprs, fn, span)
+def _argv_list(engine: Engine, exprs: tuple[Expr, ...], fn: Function, span: Span) -> AValue:
+    """The argv of `f(program, *args)`: a list, or one list per alternative of a spread."""
+    return engine.sequence_options(exprs, fn, span)
 
 
 def _with_args(

@@ -64,6 +64,8 @@ def receiver_classes(ex: Extractor, call: Call, caller: Function) -> set[str]:
     base = callee.base
     if isinstance(base, Ref) and base.name in SELF_NAMES:
         return {caller.cls} if caller.cls else set()
+    if isinstance(base, Call):
+        return constructed(base)  # `LocalRunner().run(cmd)`
     out: set[str] = set()
     if isinstance(base, Attr) and isinstance(base.base, Ref) and base.base.name in SELF_NAMES:
         target = f"{base.base.name}.{base.name}"

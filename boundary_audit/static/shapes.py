@@ -13,6 +13,7 @@ from boundary_audit.static import knowledge as K
 from boundary_audit.static.ir import Attr, Expr, Ref, Span
 from boundary_audit.static.values import (
     UNKNOWN,
+    Alts,
     AValue,
     Hole,
     Lst,
@@ -23,6 +24,7 @@ from boundary_audit.static.values import (
     Ser,
     Str,
     Text,
+    Tok,
     options,
     prov_of,
 )
@@ -86,6 +88,37 @@ def tag_var(value: AValue, var: tuple[str, int, str]) -> AValue:
         )
     if isinstance(value, Obj) and value.kind == "file":
         return value
+    return value
+
+
+def with_origin(value: AValue, origin: Origin) -> AValue:
+    """`value` with `origin` added to every part of it that is not constant: the literal
+    words of a shape stay literal, its holes, opaque parts and unknown rest now come from
+    `origin` too (a tool entry's parameter in the shape its callers give it)."""
+    prov = Prov(frozenset({origin}))
+
+    def add(p: Prov) -> Prov:
+        return p if p.constant else p.join(prov)
+
+    if isinstance(value, Str):
+        return Str(
+            tuple(
+                Hole(add(p.prov), p.sanitizer, p.span) if isinstance(p, Hole) else p
+                for p in value.pieces
+            )
+        )
+    if isinstance(value, Lst):
+        items = tuple(with_origin(i, origin) for i in value.items)
+        rest = add(value.rest) if value.rest is not None else None
+        return Lst(items, rest, value.path, value.span)
+    if isinstance(value, Tok):
+        return Tok(with_origin(value.source, origin), value.tokenizer, value.path, value.span)
+    if isinstance(value, Ser):
+        return Ser(value.serializer, add(value.prov), value.path, value.span)
+    if isinstance(value, Opq):
+        return Opq(add(value.prov))
+    if isinstance(value, Alts):
+        return Alts(tuple(with_origin(o, origin) for o in value.options))
     return value
 
 

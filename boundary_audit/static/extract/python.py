@@ -36,6 +36,8 @@ from boundary_audit.static.ir import (
 
 _MUTATORS = frozenset({"append", "extend", "insert", "appendleft"})
 _SCALARS = frozenset({"integer", "float", "true", "false", "none", "ellipsis"})
+_TEXT_CONVERSIONS = frozenset({"str", "os.fspath"})
+"""Calls that make one argv item text without changing it (`[str(c) for c in argv]`)."""
 
 
 class PythonExtractor(Extractor):
@@ -219,16 +221,40 @@ class PythonExtractor(Extractor):
     def comprehension(self, node: ts.Node) -> Expr:
         span = Span.of(node)
         body = node.child_by_field_name("body")
-        sources = [
-            self.expr(c.child_by_field_name("right"))
-            for c in node.named_children
-            if c.type == "for_in_clause"
-        ]
+        clauses = [c for c in node.named_children if c.type == "for_in_clause"]
+        sources = [self.expr(c.child_by_field_name("right")) for c in clauses]
+        if (
+            len(clauses) == 1
+            and len(node.named_children) == 2
+            and node.type != "set_comprehension"
+            and self._converts_each(body, clauses[0].child_by_field_name("left"))
+        ):
+            # `[str(c) for c in argv]`: each item made text, in order; the list keeps its shape
+            return Seq(span, (Spread(span, sources[0]),))
         inner = Op(span, tuple(sources))
         if body is not None and body.type == "call":
             name = self.dotted(body.child_by_field_name("function"))
             return Call(span, Ref(span, name), name, (inner,))
         return inner
+
+    def _converts_each(self, body: ts.Node | None, var: ts.Node | None) -> bool:
+        """True if a comprehension's body is its loop variable, or that variable made text
+        (`str(c)`, `os.fspath(c)`): the result has the iterable's items, one for one."""
+        if body is None or var is None or var.type != "identifier":
+            return False
+        name = self.text(var)
+        if body.type == "identifier":
+            return self.text(body) == name
+        if body.type != "call":
+            return False
+        args = body.child_by_field_name("arguments")
+        kids = [c for c in args.named_children if c.type != "comment"] if args else []
+        return (
+            self.dotted(body.child_by_field_name("function")) in _TEXT_CONVERSIONS
+            and len(kids) == 1
+            and kids[0].type == "identifier"
+            and self.text(kids[0]) == name
+        )
 
     def dotted(self, node: ts.Node | None) -> str:
         """Dotted text of a callee (`a.b.c`); non-name bases become `?`."""

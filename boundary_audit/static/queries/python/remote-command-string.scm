@@ -25,12 +25,25 @@
   (#any-of? @_m "exec" "run_command" "execute_command" "run" "exec_command" "run_shell")
   (#match? @_recv "(sandbox|sbx|devbox|runtime|workspace)(\\.commands|\\.process)?$")) @span
 
-; Docker SDK: container.exec_run(cmd), client.containers.run(image, cmd)
+; Docker SDK: container.exec_run(cmd), container.exec_run(cmd=...), client.containers.run(image, cmd)
 (call
   function: (attribute
     attribute: (identifier) @_m) @sink.docker
-  arguments: (argument_list . (_) @arg)
+  arguments: (argument_list
+    .
+    [(string) (concatenated_string) (identifier) (list) (tuple) (call) (attribute)
+     (binary_operator) (subscript) (conditional_expression) (list_comprehension)] @arg)
   (#eq? @_m "exec_run")) @span
+
+(call
+  function: (attribute
+    attribute: (identifier) @_m) @sink.docker
+  arguments: (argument_list
+    (keyword_argument
+      name: (identifier) @_kw
+      value: (_) @arg))
+  (#eq? @_m "exec_run")
+  (#eq? @_kw "cmd")) @span
 
 (call
   function: (attribute

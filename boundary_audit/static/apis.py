@@ -103,6 +103,18 @@ def api_handlers() -> dict[str, str]:
 
 
 @cache
+def sdk_methods_used(lang: str, data: bytes) -> frozenset[str]:
+    """The last names of the sink methods of the SDKs a file of `lang` uses (`exec_run` in a
+    file that imports docker)."""
+    dialect = QUERY_DIALECT[lang]
+    return frozenset(
+        s.call.replace("::", ".").rsplit(".", 1)[-1]
+        for sdk in sdks(dialect)
+        if uses(dialect, data, sdk)
+        for s in sdk.sinks
+    )
+
+
 def api_names(dialect: str) -> frozenset[str]:
     """Canonical process API names of `dialect`'s `[[api]]` entries."""
     return frozenset(

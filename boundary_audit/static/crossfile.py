@@ -29,6 +29,7 @@ from typing import TYPE_CHECKING
 import tree_sitter as ts
 
 from boundary_audit.static import quoters
+from boundary_audit.static.apis import sdk_methods_used
 from boundary_audit.static.extract import extractor_for
 from boundary_audit.static.extract.base import Extractor
 from boundary_audit.static.ir import Attr, Call, Function, Ref, Spread
@@ -177,6 +178,7 @@ class Corpus:
     _found: dict[tuple[str | None, bytes], list[str]] = field(default_factory=dict)
     _blobs: dict[str | None, tuple[bytes, list[int], list[str]]] = field(default_factory=dict)
     _bases: dict[str, dict[str, frozenset[str]]] = field(default_factory=dict)
+    _sdk_methods: dict[str, frozenset[str]] = field(default_factory=dict)
     _indexes: dict[str | None, CallIndex] = field(default_factory=dict)
     _engines: OrderedDict[tuple[str, int], Engine] = field(default_factory=OrderedDict)
     _quoters: dict[str | None, frozenset[str]] = field(default_factory=dict)
@@ -318,6 +320,13 @@ class Corpus:
             cached = self._blobs[family] = (b"\0".join(parts), starts, paths)
         return cached
 
+    def sdk_methods(self, path: str, ex: Extractor) -> frozenset[str]:
+        """`apis.sdk_methods_used` of a corpus file, once per file."""
+        found = self._sdk_methods.get(path)
+        if found is None:
+            found = self._sdk_methods[path] = sdk_methods_used(ex.lang, ex.data)
+        return found
+
     def quoters(self, family: str | None) -> frozenset[str]:
         """Names of the project's own shell-quoting helpers in a language family (`quoters`)."""
         found = self._quoters.get(family)
@@ -399,6 +408,9 @@ class Corpus:
             if ex is None or (not fn.is_method and not same_package and not _imports(ex, fn.name)):
                 continue
             other = self.engine_for(ex, engine, shared=True)
+            # In a file that uses an SDK, `container.exec_run(...)` is the SDK's sink method:
+            # it calls a project class's method of that name only through a typed receiver.
+            required = typed or fn.name in self.sdk_methods(path, ex)
             for node in ex.call_nodes(fn.name):
                 call = ex.expr(node)
                 if not isinstance(call, Call) or param is None:
@@ -407,7 +419,7 @@ class Corpus:
                 if fn.is_method != via_attr:
                     continue
                 caller = ex.function_at(node)
-                if fn.cls and not self.may_reach(ex, call, caller, fn.cls, required=typed):
+                if fn.cls and not self.may_reach(ex, call, caller, fn.cls, required=required):
                     continue
                 if shapes:
                     other = _shape_engine(ex, caller)

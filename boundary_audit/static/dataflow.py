@@ -26,6 +26,7 @@ from boundary_audit.static.ir import (
     Attr,
     Call,
     Def,
+    Each,
     Expr,
     Function,
     Index,
@@ -105,6 +106,11 @@ class Engine:
         """Evaluations in progress -> their depth on the evaluation stack."""
         self._low = _NEVER
         """The shallowest in-progress evaluation a cycle cut of the current one returned to."""
+        self.looped: dict[tuple[int, str], AValue] = {}
+        """Loop variables fixed to one item of the list they iterate (`Engine.each`)."""
+        self._outer: tuple[dict[tuple[object, ...], AValue], int] | None = None
+        """The memo of the engine this one maps a loop for, and the loop's function: its
+        values outside that function do not depend on the loop variable."""
         self.budget = Budget()
         """Steps left for the current sink, shared with the engines of other files it asks."""
         self.depth = 0
@@ -127,6 +133,8 @@ class Engine:
         """The abstract value of `expr` evaluated in `fn` (memoised)."""
         key = (id(expr), fn.key)
         hit = self._memo.get(key)
+        if hit is None and self._outer is not None and fn.key != self._outer[1]:
+            hit = self._outer[0].get(key)
         if hit is not None:
             return hit
         self._alive[id(expr)] = expr
@@ -186,6 +194,8 @@ class Engine:
             return Opq(join_all(prov_of(self.eval(v, fn)) for _, v in expr.items))
         if isinstance(expr, Op):
             return Opq(join_all(prov_of(self.eval(c, fn)) for c in expr.children))
+        if isinstance(expr, Each):
+            return self.each(expr, fn)
         if isinstance(expr, Unknown):
             return UNKNOWN_OPAQUE
         return UNKNOWN_OPAQUE
@@ -196,6 +206,10 @@ class Engine:
         scope: Function = fn
         at = pos
         while True:
+            if self.looped:
+                bound = self.looped.get((scope.key, name))
+                if bound is not None:
+                    return tag_var(bound, (self.path, scope.key, name))
             value = self.local(name, at, scope)
             if value is not None:
                 return tag_var(value, (self.path, scope.key, name))
@@ -208,9 +222,14 @@ class Engine:
             at = len(self.ex.data) + 1
             scope = scope.parent if scope.parent is not None else self.ex.module()
 
-    def local(self, name: str, pos: int, fn: Function) -> AValue | None:
-        """Value of the definitions of `name` in `fn` that reach byte `pos`; None if none."""
+    def local(
+        self, name: str, pos: int, fn: Function, unmapped: Each | None = None
+    ) -> AValue | None:
+        """Value of the definitions of `name` in `fn` that reach byte `pos`; None if none.
+        With `unmapped`, that loop's reading as a map is left out (its appends are read)."""
         defs = self.ex.filled(fn).defs.get(name)
+        if defs and unmapped is not None:
+            defs = [d for d in defs if d.value is not unmapped]
         if not defs:
             return None
         before = [d for d in defs if d.pos <= pos]
@@ -239,6 +258,54 @@ class Engine:
                     values = [self.eval(d.value, fn) for d in chosen]
                     return alts([*values, self.param(fn, name)])
         return alts(self.eval(d.value, fn) for d in chosen)
+
+    def each(self, expr: Each, fn: Function) -> AValue:
+        """The list a loop rebuilds (`Each`): the list before the loop, then one item per
+        item of the iterated list, what the loop appends with the loop variable fixed to
+        that item (`for part in argv[1:]: out.append(str(part))` keeps `[sh, -c, cmd]`).
+        One list per append of the loop (the iteration takes that branch for every item:
+        the copy that changes nothing is one of them), not a list of joined items, which
+        would hide the `-c`. An iterated value that is not a list of known items (at most
+        `_MAX_MAPPED`, no split string among them), or a list before the loop that is not
+        one, reads as the appends do without the map."""
+        source = self.eval(expr.source, fn)
+        before = self.local(expr.target, expr.span.start_byte, fn)
+        starts = list(options(before)) if before is not None else []
+        lists = [o for o in options(source) if isinstance(o, Lst)]
+        if (
+            not lists
+            or not starts
+            or not all(isinstance(o, Lst) for o in starts)
+            or len(lists) != len(list(options(source)))
+            or any(len(o.items) > _MAX_MAPPED or _has_tok(o) for o in lists)
+        ):
+            return self.local(expr.target, expr.span.end_byte, fn, expr) or UNKNOWN_OPAQUE
+        out: list[AValue] = []
+        for src in lists:
+            # one column per append: what each append would give for every item
+            rows = [self._mapped_item(expr, fn, item) for item in src.items]
+            rest = src.rest
+            if rest is not None:
+                rest = rest.join(join_all(prov_of(self.eval(e, fn)) for e in expr.items))
+            for k in range(len(expr.items)):
+                items = tuple(row[k] for row in rows)
+                for start in starts:
+                    assert isinstance(start, Lst)
+                    joined = start.rest.join(rest) if start.rest and rest else start.rest or rest
+                    out.append(Lst(start.items + items, joined, self.path, expr.span))
+        return alts(out)
+
+    def _mapped_item(self, expr: Each, fn: Function, item: AValue) -> list[AValue]:
+        """What each append of `expr`'s loop gives when its variable is `item` (in a child
+        engine that shares this one's memo outside `fn`)."""
+        child = Engine(self.ex, self.corpus)
+        child.hops, child.depth, child.at_site = self.hops, self.depth, self.at_site
+        child.budget = self.budget
+        child.bindings = self.bindings
+        child.looped = {**self.looped, (fn.key, expr.var): item}
+        child._alive = self._alive
+        child._outer = (self._memo, fn.key)
+        return [child.eval(e, fn) for e in expr.items]
 
     def _on_else(self, fn: Function, d: Def, use_path: tuple[int, ...]) -> bool:
         """Whether definition `d` is inside an `else` branch that the read at `use_path` is
@@ -508,6 +575,15 @@ def _assemble(items: tuple[Expr, ...], values: list[AValue], path: str, span: Sp
             if isinstance(value, Tok):
                 out.append(value)
     return Lst(tuple(out), rest, path, span)
+
+
+_MAX_MAPPED = 16
+"""Items of a list a loop rebuilds that are mapped one by one (`Engine.each`)."""
+
+
+def _has_tok(value: Lst) -> bool:
+    """Whether a list holds a split string (items of unknown number) among its items."""
+    return any(isinstance(i, Tok) for i in value.items)
 
 
 def _cost(expr: Expr) -> int:

@@ -141,6 +141,19 @@ class Alt(Expr):
 
 
 @dataclass(frozen=True, slots=True, eq=False)
+class Each(Expr):
+    """A list rebuilt by a loop: `target` after `for var in source:` appends one item per
+    iteration, each one of `items` (`out.append(part)`, `out.append(rel.as_posix())`); the
+    span is the loop's. The list read before the loop, then one item per source item."""
+
+    span: Span
+    target: str
+    var: str
+    source: Expr
+    items: tuple[Expr, ...]
+
+
+@dataclass(frozen=True, slots=True, eq=False)
 class Op(Expr):
     """Any other computation; data flows from every child."""
 
@@ -179,7 +192,7 @@ class Def:
     """Byte offset where the definition takes effect (end of the statement)."""
     span: Span
     kind: str = "assign"
-    """assign | augment | loop | with | mutate | destructure."""
+    """assign | augment | loop | with | mutate | destructure | map (an `Each`, after the loop)."""
 
 
 @dataclass(eq=False)

@@ -221,6 +221,8 @@ class Extractor:
             if body is not None:
                 for node in self.statements(body):
                     self.visit(fn, node)
+            for defs in fn.defs.values():
+                _maps_last(defs)
         return fn
 
     def statements(self, top: ts.Node) -> Iterator[ts.Node]:
@@ -377,3 +379,14 @@ class Extractor:
     ) -> Param:
         """A Param for `node`."""
         return Param(name, index, Span.of(node), default, annotation, field)
+
+
+def _maps_last(defs: list[Def]) -> None:
+    """Move a loop's reading as a map (made when the loop is visited, before its body)
+    after the definitions inside the loop: it takes effect when the loop is done."""
+    for d in [d for d in defs if d.kind == "map"]:
+        defs.remove(d)
+        at = len(defs)
+        while at > 0 and defs[at - 1].pos > d.pos:
+            at -= 1
+        defs.insert(at, d)

@@ -19,6 +19,7 @@ from boundary_audit.static.ir import (
     Attr,
     Call,
     Def,
+    Each,
     Expr,
     Function,
     Index,
@@ -368,6 +369,9 @@ class PythonExtractor(Extractor):
                 yield from self.assign(
                     node, node.child_by_field_name("left"), None, item, "loop", pos
                 )
+                mapped = self.map_loop(node)
+                if mapped is not None:
+                    yield mapped
         elif t == "with_item":
             managed = node.child_by_field_name("value")
             if managed is not None and managed.type == "as_pattern":
@@ -415,6 +419,113 @@ class PythonExtractor(Extractor):
         target = self.target(left)
         if target is not None:
             yield Def(target, value, at, Span.of(stmt), kind)
+
+    def map_loop(self, node: ts.Node) -> Def | None:
+        """The list a `for v in src:` loop rebuilds, one item per iteration (an `Each`).
+
+        The loop appends to a list `out` exactly once on every path through its body: each
+        `out.append(x)` is followed by `continue` or ends the body, every `continue` follows
+        one, and the body ends with one. Nothing else in the loop (nor a nested loop) changes
+        `out` or `v`, there is no `break` or `else:`, and each appended value is computed
+        from `v` (reads `v` or a name the body assigns). Otherwise None: the appends stay
+        plain mutations (today's reading: the items are the loop variable's whole list)."""
+        left = node.child_by_field_name("left")
+        right = node.child_by_field_name("right")
+        body = node.child_by_field_name("body")
+        if (
+            left is None
+            or left.type != "identifier"
+            or right is None
+            or body is None
+            or node.child_by_field_name("alternative") is not None
+        ):
+            return None
+        var = self.text(left)
+        appends: dict[str, list[tuple[ts.Node, ts.Node]]] = {}
+        continues: list[ts.Node] = []
+        assigned: set[str] = set()
+        stack: list[tuple[ts.Node, bool]] = [(c, False) for c in reversed(body.children)]
+        while stack:
+            cur, nested = stack.pop()
+            t = cur.type
+            if t == "break_statement" and not nested:
+                return None
+            if t == "continue_statement" and not nested:
+                continues.append(cur)
+            appended = self._appended(cur)
+            if appended is not None and not nested:
+                appends.setdefault(appended[0], []).append(appended[1:])
+            else:
+                assigned.update(d.target for d in self.defs_of(cur))
+            if t in self.SCOPE_STOP or t not in self.DESCEND:
+                continue
+            inner = nested or t in ("for_statement", "while_statement")
+            stack.extend((c, inner) for c in reversed(cur.children))
+        if var in assigned:
+            return None
+        last = _last_statement(body)
+        outer = _enclosing_loop(node, self.SCOPE_STOP)
+        for target, found in appends.items():
+            stmts = [stmt for _, stmt in found]
+            if (
+                (outer is not None and not self._starts_in(outer, target))
+                or target in assigned
+                or target == var
+                or last not in stmts
+                or any(_previous_statement(c) not in stmts for c in continues)
+                or any(
+                    s != last and _next_statement(s, "continue_statement") is None for s in stmts
+                )
+                or not all(self._reads_any(arg, assigned | {var}) for arg, _ in found)
+            ):
+                continue
+            items = tuple(self.expr(arg) for arg, _ in found)
+            value = Each(Span.of(node), target, var, self.expr(right), items)
+            return Def(target, value, node.end_byte, Span.of(node), "map")
+        return None
+
+    def _starts_in(self, loop: ts.Node, target: str) -> bool:
+        """Whether the body of `loop` assigns `target` anew (`out = []`) at its top level:
+        a list rebuilt inside it starts over on each of its iterations."""
+        body = loop.child_by_field_name("body")
+        for stmt in _statements(body) if body is not None else ():
+            inner = stmt.named_children[0] if stmt.named_children else None
+            if (
+                stmt.type == "expression_statement"
+                and inner is not None
+                and inner.type == "assignment"
+                and self.target(inner.child_by_field_name("left")) == target
+            ):
+                return True
+        return False
+
+    def _appended(self, node: ts.Node) -> tuple[str, ts.Node, ts.Node] | None:
+        """(list, value, statement) for a statement `list.append(value)` (one positional
+        argument)."""
+        stmt = node.parent
+        if node.type != "call" or stmt is None or stmt.type != "expression_statement":
+            return None
+        fnode = node.child_by_field_name("function")
+        anode = node.child_by_field_name("arguments")
+        if fnode is None or fnode.type != "attribute" or anode is None:
+            return None
+        if self.text(fnode.child_by_field_name("attribute")) != "append":
+            return None
+        args = [a for a in anode.named_children if a.type != "comment"]
+        target = self.target(fnode.child_by_field_name("object"))
+        if target is None or len(args) != 1 or args[0].type == "keyword_argument":
+            return None
+        return target, args[0], stmt
+
+    def _reads_any(self, node: ts.Node, names: set[str]) -> bool:
+        """Whether expression `node` reads one of `names`."""
+        stack = [node]
+        while stack:
+            cur = stack.pop()
+            if cur.type == "identifier" and self.text(cur) in names:
+                return True
+            stack.extend(cur.children)
+        return False
 
     def mutation(self, node: ts.Node) -> Iterator[Def]:
         fnode = node.child_by_field_name("function")
@@ -511,3 +622,39 @@ def _fill(
         else:
             parts.append(named.get(p[0], Unknown(span)))
     return Tmpl(span, tuple(parts), kind)
+
+
+def _statements(block: ts.Node) -> list[ts.Node]:
+    return [c for c in block.named_children if c.type != "comment"]
+
+
+def _enclosing_loop(node: ts.Node, stop: frozenset[str]) -> ts.Node | None:
+    """The loop `node` is nested in, within its function."""
+    cur = node.parent
+    while cur is not None and cur.type not in stop:
+        if cur.type in ("for_statement", "while_statement"):
+            return cur
+        cur = cur.parent
+    return None
+
+
+def _last_statement(block: ts.Node) -> ts.Node | None:
+    """The last statement of a block (comments aside)."""
+    stmts = _statements(block)
+    return stmts[-1] if stmts else None
+
+
+def _previous_statement(node: ts.Node) -> ts.Node | None:
+    """The statement before `node` in its block (comments aside)."""
+    prev = node.prev_named_sibling
+    while prev is not None and prev.type == "comment":
+        prev = prev.prev_named_sibling
+    return prev
+
+
+def _next_statement(node: ts.Node, kind: str) -> ts.Node | None:
+    """The statement after `node` in its block if it is of type `kind`."""
+    nxt = node.next_named_sibling
+    while nxt is not None and nxt.type == "comment":
+        nxt = nxt.next_named_sibling
+    return nxt if nxt is not None and nxt.type == kind else None

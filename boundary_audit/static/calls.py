@@ -131,6 +131,7 @@ PASS_THROUGH = frozenset(
         "OsStr::new",
         "PathBuf::from",
         "std::ffi::OsString::from",
+        "String.raw",
     }
 )
 """Calls whose result is (a trivially transformed copy of) their receiver or first argument."""

@@ -272,6 +272,11 @@ def _argv(value: AValue, remote: bool, ctx: Context) -> Verdict:
         if tail and not prov_of(tail[-1]).constant:
             v = shell_string(tail[-1], BC.SHELL_STRING, ctx)
             return replace(v, detail=v.detail or f"tmux {rest_words[0]}")
+    bridge = _argv_bridge(prog or _interpreter_choice(items[i]), rest_items, rest_words, value)
+    if bridge is not None:
+        interp, forwarded = bridge
+        v = argv(forwarded, remote, ctx)
+        return replace(v, detail=f"{interp} -c '<runs its arguments>' {v.detail}".strip())
     written = _script_target(prog, items[i], rest_items, rest_words, ctx.script)
     if written is not None:
         site, content = written
@@ -324,6 +329,32 @@ def _runs_positionals(script: str | None, after: list[AValue], whole: Lst) -> Ls
         return None
     shifted = sum(int(m.group(1) or 1) for m in _SHIFT.finditer(script))
     return Lst(tuple(after[1 + shifted :]), whole.rest, whole.path, whole.span)
+
+
+def _argv_bridge(
+    prog: str | None, items: list[AValue], words: list[str | None], whole: Lst
+) -> tuple[str, Lst] | None:
+    """`python3 -c BRIDGE PROG ARGS...` whose constant code runs its arguments as an argv
+    (`programs.ARGV_BRIDGES`): the interpreter and the argv it runs (PROG ARGS...)."""
+    if prog is None or prog not in P.INTERPRETERS:
+        return None
+    at = P.code_argument(prog, words)
+    if at is None or at >= len(items):
+        return None
+    code = literal(items[at])
+    if code is None or not P.runs_its_arguments(prog, code) or at + 1 >= len(items):
+        return None
+    return prog, Lst(tuple(items[at + 1 :]), whole.rest, whole.path, whole.span)
+
+
+def _interpreter_choice(value: AValue) -> str | None:
+    """The interpreter a computed program falls back to (`process.env.PYTHON ?? "python3"`):
+    the first literal alternative that is an interpreter; None if none is."""
+    for o in options(value):
+        text = literal(o)
+        if text is not None and P.program_name(text) in P.INTERPRETERS:
+            return P.program_name(text)
+    return None
 
 
 def _c_flag(words: list[str | None]) -> bool:

@@ -80,6 +80,34 @@ CODE_FLAGS: dict[str, frozenset[str]] = {
 """Per interpreter, the flags whose next argument is code it runs (`python3 -c CODE`)."""
 
 
+ARGV_BRIDGES: dict[str, tuple[re.Pattern[str], ...]] = {
+    **dict.fromkeys(
+        ("python", "python2", "python3", "pypy", "pypy3"),
+        (
+            re.compile(r"\bsys\.argv\[1"),
+            re.compile(r"\b(?:os\.exec[lv]p?e?|os\.spawn[lv]p?e?|pty\.spawn|subprocess\.\w+)\s*\("),
+        ),
+    ),
+    **dict.fromkeys(
+        ("node", "nodejs", "bun"),
+        (
+            re.compile(r"\bprocess\.argv\.slice\(|\bprocess\.argv\[[12]\]"),
+            re.compile(r"\b(?:spawn|spawnSync|execFile|execFileSync)\s*\("),
+        ),
+    ),
+}
+"""Constant interpreter code that runs its own arguments as an argv (a PTY or privilege
+bridge: `python3 -c "…os.execvpe(sys.argv[1], sys.argv[1:])…" PROG ARGS`): every pattern
+of the interpreter's entry is found in the code. The arguments after the code are then the
+argv that runs, like `sh -c 'exec "$@"' $0 ARGS`."""
+
+
+def runs_its_arguments(prog: str, code: str) -> bool:
+    """True if constant code `code` for interpreter `prog` runs its arguments (`ARGV_BRIDGES`)."""
+    patterns = ARGV_BRIDGES.get(program_name(prog))
+    return bool(patterns) and all(p.search(code) for p in patterns or ())
+
+
 def code_argument(prog: str, words: list[str | None]) -> int | None:
     """Index in `words` (the arguments after interpreter `prog`) of the code a flag makes it
     run (`-c CODE`, `-e CODE`, `deno eval CODE`); None when there is none."""

@@ -21,7 +21,8 @@ from boundary_audit.static import findings as F
 from boundary_audit.static import programs as P
 from boundary_audit.static.checks.base import SinkSite, WriteSite
 from boundary_audit.static.dataflow import Engine
-from boundary_audit.static.ir import Call, Op
+from boundary_audit.static.ir import Attr, Call, Function, Index, Op
+from boundary_audit.static.shapes import dotted
 from boundary_audit.static.values import (
     EMPTY,
     AValue,
@@ -296,11 +297,31 @@ def _stdin(site: SinkSite, ctx: FileContext, cc: C.Context) -> C.Verdict | None:
             and handle.span is not None
             and not (fn.span.start_byte <= handle.span.start_byte < fn.span.end_byte)
         )
+        or _stored_handle(eng, fn, text)
     )
     v = C.written_value(value, BC.SHELL_SESSION if persistent else BC.SHELL_STDIN, cc)
     if is_shell is None:
         v = replace(v, notes=v.notes + ("receiving process not resolved",))
     return v
+
+
+def _stored_handle(eng: Engine, fn: Function, receiver: str) -> bool:
+    """True if the receiver's variable is only ever read out of a store of processes kept
+    between calls (`process = session["process"]`, `p = self.procs[i]`,
+    `entry = this.active.get(id)`): a process started by an earlier call, a session."""
+    base = re.split(r"[?.\[(-]", receiver, maxsplit=1)[0]
+    defs = eng.ex.filled(fn).defs.get(base, ())
+    return bool(defs) and all(
+        (isinstance(d.value, Index) and d.kind == "assign" and not isinstance(d.value.base, Call))
+        or (isinstance(d.value, Attr) and dotted(d.value.base) in ("self", "this"))
+        or (
+            isinstance(d.value, Call)
+            and isinstance(d.value.callee, Attr)
+            and d.value.callee.name == "get"
+            and isinstance(d.value.callee.base, Attr)
+        )
+        for d in defs
+    )
 
 
 def _session(site: SinkSite, ctx: FileContext, cc: C.Context) -> C.Verdict | None:

@@ -43,6 +43,8 @@ FILES: dict[str, tuple[str, bytes]] = {
     "g/lib.rs": ("rust", b"fn main() { tools::run_tool(x); Tool::new(); }\n"),
     "h/empty.py": ("python", b""),
     "h/parens.py": ("python", b"((((run_tool((.run_tool(("),
+    # TypeScript's non-null call (`.run_tool!(`), and a bang that is no such call
+    "i/bang.ts": ("typescript", b"session.run_tool!({ cmd }); x!(1); .!(2); a.b!!(3)\n"),
 }
 
 NEEDLES = [
@@ -70,6 +72,12 @@ NEEDLES = [
     b"run_tool\x00(",
     b".(",
     b"",
+    b".run_tool!(",
+    b"run_tool!(",
+    b"x!(",
+    b".!(",
+    b".b!!(",
+    b".b!(",
 ]
 
 
@@ -130,14 +138,14 @@ def test_tokens_of_a_file() -> None:
     assert sorted(index.methods) == [b"b", b"f"]
 
 
-ALPHABET = b"ab_.( \x00\xff$-:"
+ALPHABET = b"ab_.( \x00\xff$-:!"
 
 
 @settings(max_examples=300, deadline=None)
 @given(
-    texts=st.lists(st.binary(max_size=40).map(lambda b: bytes(ALPHABET[x % 11] for x in b))),
+    texts=st.lists(st.binary(max_size=40).map(lambda b: bytes(ALPHABET[x % 12] for x in b))),
     needles=st.lists(
-        st.binary(min_size=0, max_size=6).map(lambda b: bytes(ALPHABET[x % 11] for x in b)),
+        st.binary(min_size=0, max_size=6).map(lambda b: bytes(ALPHABET[x % 12] for x in b)),
         min_size=1,
         max_size=8,
     ),
@@ -148,6 +156,6 @@ def test_candidates_equal_the_text_search_on_random_bytes(
     langs = ["python", "go", "typescript"]
     corpus = Corpus({f"f{i:03}": (langs[i % 3], t) for i, t in enumerate(texts)})
     for needle in needles:
-        for form in (needle, needle + b"(", b"." + needle + b"("):
+        for form in (needle, needle + b"(", b"." + needle + b"(", b"." + needle + b"!("):
             for lang in ("python", "go", "tsx"):
                 assert corpus.candidates(lang, form, "f000") == brute(corpus, lang, form, "f000")

@@ -125,15 +125,19 @@ class CallIndex:
     """token -> indexes into `paths` of the files that have `token(`, ascending."""
     methods: dict[bytes, list[int]]
     """token -> indexes of the files that have `.token(`, ascending."""
+    asserted: dict[bytes, list[int]] = field(default_factory=dict)
+    """token -> indexes of the files that have `.token!(` (TypeScript's non-null call)."""
     _reversed: list[bytes] | None = None
 
     @classmethod
     def build(cls, paths: list[str], texts: list[bytes]) -> CallIndex:
         calls: dict[bytes, list[int]] = {}
         methods: dict[bytes, list[int]] = {}
+        asserted: dict[bytes, list[int]] = {}
         for i, data in enumerate(texts):
             tokens: set[bytes] = set()
             dotted: set[bytes] = set()
+            banged: set[bytes] = set()
             for piece in data.split(b"(")[:-1]:
                 cut = len(piece.rstrip(_IDENT))
                 if cut < len(piece):
@@ -141,14 +145,23 @@ class CallIndex:
                     tokens.add(token)
                     if cut and piece[cut - 1] == 0x2E:  # "."
                         dotted.add(token)
+                elif piece.endswith(b"!"):
+                    bare = piece[:-1]
+                    cut = len(bare.rstrip(_IDENT))
+                    if cut < len(bare) and cut and bare[cut - 1] == 0x2E:
+                        banged.add(bare[cut:])
             for token in tokens:
                 calls.setdefault(token, []).append(i)
             for token in dotted:
                 methods.setdefault(token, []).append(i)
-        return cls(paths, calls, methods)
+            for token in banged:
+                asserted.setdefault(token, []).append(i)
+        return cls(paths, calls, methods, asserted)
 
-    def lookup(self, name: bytes, dotted: bool) -> list[str]:
-        """Paths whose text contains `.name(` (`dotted`) or `name(`."""
+    def lookup(self, name: bytes, dotted: bool, asserted: bool = False) -> list[str]:
+        """Paths whose text contains `.name(` (`dotted`), `.name!(` (`asserted`) or `name(`."""
+        if asserted:
+            return [self.paths[i] for i in self.asserted.get(name, ())]
         if dotted:
             return [self.paths[i] for i in self.methods.get(name, ())]
         if self._reversed is None:
@@ -259,19 +272,22 @@ class Corpus:
     def candidates(self, lang: str, needle: bytes, exclude: str) -> list[str]:
         """Paths of the same language family whose text contains `needle` (sorted, capped).
 
-        A needle of the form `NAME(` or `.NAME(` (NAME all identifier bytes, `_IDENT`) is
-        answered from the family's identifier index (`index`), any other by a search of the
-        family's joined text (`blob`); both give the same list.
+        A needle of the form `NAME(`, `.NAME(` or `.NAME!(` (NAME all identifier bytes,
+        `_IDENT`) is answered from the family's identifier index (`index`), any other by a
+        search of the family's joined text (`blob`); both give the same list.
         """
         family = FAMILY.get(lang)
         key = (family, needle)
         if key not in self._found:
             name = needle[:-1]
+            asserted = name.startswith(b".") and name.endswith(b"!")
+            if asserted:
+                name = name[:-1]
             dotted = name.startswith(b".")
             if dotted:
                 name = name[1:]
             if needle.endswith(b"(") and name and not name.rstrip(_IDENT):
-                self._found[key] = self.index(family).lookup(name, dotted)
+                self._found[key] = self.index(family).lookup(name, dotted, asserted)
             else:
                 self._found[key] = self._search(family, needle)
         return [p for p in self._found[key] if p != exclude][:MAX_FILES]
@@ -396,6 +412,10 @@ class Corpus:
         else:
             needle = (f".{fn.name}(" if fn.is_method else f"{fn.name}(").encode()
             paths = self.candidates(engine.ex.lang, needle, engine.path)
+            if fn.is_method and FAMILY.get(engine.ex.lang) == "js":
+                # `session.execCommand!(…)`: TypeScript's non-null call of the method
+                banged = self.candidates(engine.ex.lang, f".{fn.name}!(".encode(), engine.path)
+                paths = sorted({*paths, *banged})[:MAX_FILES] if banged else paths
         out: list[AValue] = []
         for path in paths:
             ex = self.extractor(path)

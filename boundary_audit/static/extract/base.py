@@ -284,7 +284,9 @@ class Extractor:
                 callee = parent.child_by_field_name(
                     self.CALLEE_FIELD
                 ) or parent.child_by_field_name("constructor")
-                if callee is not None and callee.end_byte == node.end_byte:
+                # TypeScript's non-null assertion on the callee: `session.execCommand!(…)`
+                bang = callee is not None and callee.type == "non_null_expression"
+                if callee is not None and callee.end_byte == node.end_byte + int(bang):
                     return parent
                 return None
             cur = parent

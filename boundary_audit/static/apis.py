@@ -186,6 +186,15 @@ def may_have_sites(dialect: str, data: bytes) -> bool:
     return bool(used(dialect, data))
 
 
+def warm(dialect: str) -> None:
+    """Build `dialect`'s catalogue tables (before forking workers that inherit them)."""
+    _module_tests(dialect)
+    _api_locals(dialect)
+    forwarders.last_names(dialect)
+    api_handlers()
+    unwrapped()
+
+
 def _callee_text(ex: Extractor, call: ts.Node) -> str:
     callee = call.child_by_field_name(ex.CALLEE_FIELD) or call.child_by_field_name("constructor")
     return _norm(ex.text(callee))
@@ -485,4 +494,5 @@ __all__ = [
     "unwrapped",
     "used",
     "uses",
+    "warm",
 ]

@@ -72,7 +72,6 @@ def step(name, t=[time.process_time()]):
     marks[name] = now - t[0]
     t[0] = now
 import typer, typer.main; step("typer")
-import typer._adapters; step("pydantic (typer._adapters, for option parsing)")
 import rich.console, rich.table; step("rich (the terminal renderer)")
 import boundary_audit.static.engine, boundary_audit.static.checks; step("static/ imports")
 import boundary_audit.source, boundary_audit.config; step("source/, config")

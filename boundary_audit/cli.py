@@ -31,7 +31,9 @@ def build_app() -> typer.Typer:
     """The root typer app (built once, on the first command that needs it)."""
     import typer
 
-    from boundary_audit.commands import SETTINGS, LazyGroup
+    from boundary_audit.commands import SETTINGS, LazyGroup, coercion
+
+    coercion.install()
 
     app = typer.Typer(
         name="boundary-audit",

@@ -125,6 +125,31 @@ def test_the_index_is_built_lazily_once_per_family_and_without_the_joined_text()
     assert list(corpus._indexes) == ["py"] and list(corpus._blobs) == ["js"]
 
 
+def test_prepare_builds_every_familys_tables_as_a_lazy_build_would() -> None:
+    files = {
+        **FILES,
+        "h/base.py": ("python", b"class Tool(Base, mixins.Quiet):\n    pass\n"),
+        "h/quote.py": (
+            "python",
+            b'def sh_quote(s):\n    return "\'" + s.replace("\'", "\'\\\\\'\'") + "\'"\n',
+        ),
+    }
+    prepared, lazy = Corpus(dict(files)), Corpus(dict(files))
+    prepared.prepare()
+    assert sorted(prepared._indexes) == ["js", "py", "rs", "sh"]
+    assert sorted(prepared._bases) == ["js", "py"]
+    assert prepared._bases["py"]["Tool"] == frozenset({"Base", "mixins", "Quiet"})
+    assert prepared._quoters["py"] == frozenset({"sh_quote"})
+    for family in ("py", "js"):
+        assert prepared._bases[family] == lazy.class_bases(family)
+    for family in ("js", "py", "rs", "sh"):
+        assert prepared._quoters[family] == lazy.quoters(family)
+        assert prepared._indexes[family].calls == lazy.index(family).calls
+        assert prepared._indexes[family].methods == lazy.index(family).methods
+    for needle in (b"run_tool(", b".run_tool(", b"tool(", b"run_tool ("):
+        assert prepared.candidates("python", needle, "") == lazy.candidates("python", needle, "")
+
+
 def test_the_cap_applies_after_the_exclusion() -> None:
     files = {f"m{i:02}.py": ("python", b"x.helper_fn(1)\n") for i in range(MAX_FILES + 3)}
     corpus = Corpus(files)

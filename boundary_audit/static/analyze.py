@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 import tree_sitter as ts
 
 from boundary_audit.finding import Finding, Skipped
-from boundary_audit.static import apis, crossfile, suppress
+from boundary_audit.static import apis, crossfile, inputs, suppress
 from boundary_audit.static import findings as F
 from boundary_audit.static.checks import BY_CODE, CHECKS
 from boundary_audit.static.checks.base import CommentSite, SinkSite, Site, TemplateSite, WriteSite
@@ -96,6 +96,27 @@ def bundles_for(lang: str, texts: Iterable[bytes] | None = None) -> None:
         wanted += [(c.name,) for c in GUARDED if c in guarded]
     for names in wanted:
         bundle(lang, names)
+
+
+def warm(lang: str, texts: list[bytes]) -> None:
+    """Load, before forking workers that inherit it, what analysing some of `texts` of `lang`
+    loads on first use, so that the workers do not each load it: the query bundles
+    (`bundles_for`); where some text may have catalogue sites or sinks, the extractor (its
+    module and function query) and the catalogue's tables of the dialect; where some text
+    may have sinks, the modules the dataflow engine imports when it is first built."""
+    from boundary_audit.static.extract.base import warm as warm_extractor
+
+    bundles_for(lang, texts)
+    dialect = QUERY_DIALECT[lang]
+    sinks = any(may_have_sinks(dialect, data) for data in texts)
+    if sinks or any(apis.may_have_sites(dialect, data) for data in texts):
+        warm_extractor(lang)
+        apis.warm(dialect)
+    if sinks:
+        import boundary_audit.static.calls
+        import boundary_audit.static.entries  # noqa: F401
+
+        inputs.tables(dialect)
 
 
 def analyze_file(

@@ -106,11 +106,9 @@ def api_handlers() -> dict[str, str]:
 def sdk_methods_used(lang: str, data: bytes) -> frozenset[str]:
     """The last names of the sink methods of the SDKs a file of `lang` uses (`exec_run` in a
     file that imports docker)."""
-    dialect = QUERY_DIALECT[lang]
     return frozenset(
         s.call.replace("::", ".").rsplit(".", 1)[-1]
-        for sdk in sdks(dialect)
-        if uses(dialect, data, sdk)
+        for sdk in used(QUERY_DIALECT[lang], data)
         for s in sdk.sinks
     )
 
@@ -156,6 +154,37 @@ def uses(dialect: str, data: bytes, sdk: Sdk) -> bool:
     )
 
 
+@cache
+def _module_tests(
+    dialect: str,
+) -> tuple[tuple[Sdk, tuple[tuple[bytes, re.Pattern[bytes]], ...]], ...]:
+    """`dialect`'s SDKs, each with its modules' bytes and import patterns (built once)."""
+    return tuple(
+        (sdk, tuple((m.encode(), _module_pattern(dialect, m)) for m in sdk.modules))
+        for sdk in sdks(dialect)
+    )
+
+
+def used(dialect: str, data: bytes) -> list[Sdk]:
+    """The SDKs of `dialect` the file uses (`uses`), each module looked for once."""
+    seen: dict[bytes, bool] = {}
+    out: list[Sdk] = []
+    for sdk, modules in _module_tests(dialect):
+        if sdk.requires and not any(r in data for r in sdk.requires):
+            continue
+        hit = not modules
+        for module, pattern in modules:
+            found = seen.get(module)
+            if found is None:
+                found = seen[module] = module in data and pattern.search(data) is not None
+            if found:
+                hit = True
+                break
+        if hit:
+            out.append(sdk)
+    return out
+
+
 def may_have_sites(dialect: str, data: bytes) -> bool:
     """Cheap test: could this file hold a catalogue site (an SDK in use, an aliased API)?"""
     if dialect == "python" and (b" as " in data or b"getattr(" in data or b"__import__" in data):
@@ -164,7 +193,16 @@ def may_have_sites(dialect: str, data: bytes) -> bool:
         return True
     if any(n.encode() in data for n in forwarders.last_names(dialect)):
         return True
-    return any(uses(dialect, data, sdk) for sdk in sdks(dialect))
+    return bool(used(dialect, data))
+
+
+def warm(dialect: str) -> None:
+    """Build `dialect`'s catalogue tables (before forking workers that inherit them)."""
+    _module_tests(dialect)
+    _api_locals(dialect)
+    forwarders.last_names(dialect)
+    api_handlers()
+    unwrapped()
 
 
 def _callee_text(ex: Extractor, call: ts.Node) -> str:
@@ -207,9 +245,8 @@ def sites(ex: Extractor) -> list[SinkSite]:
     dialect = QUERY_DIALECT[ex.lang]
     data = ex.data
     out: list[SinkSite] = []
-    for sdk in sdks(dialect):
-        if not uses(dialect, data, sdk):
-            continue
+    in_use = used(dialect, data)
+    for sdk in in_use:
         for sink in sdk.sinks:
             last = sink.call.replace("::", ".").rsplit(".", 1)[-1]
             if last.encode() not in data:
@@ -238,7 +275,7 @@ def sites(ex: Extractor) -> list[SinkSite]:
                     args = call.child_by_field_name("arguments")
                     out.append(SinkSite(f"catalogue:{sdk.name}", "process", call, args, callee))
     out.extend(_api_sites(ex, dialect))
-    out.extend(_forwarded_sites(ex, dialect))
+    out.extend(_forwarded_sites(ex, dialect, in_use))
     return out
 
 
@@ -266,7 +303,7 @@ def _forwarder_calls(ex: Extractor, dialect: str) -> list[tuple[ts.Node, int]]:
     return out
 
 
-def _forwarded_sites(ex: Extractor, dialect: str) -> list[SinkSite]:
+def _forwarded_sites(ex: Extractor, dialect: str, in_use: list[Sdk]) -> list[SinkSite]:
     """Forwarder calls given a sink as their callable (`asyncio.to_thread(subprocess.run,
     cmd, shell=True)`, `self._call(self._sandbox.exec, *argv)`): the forwarder call is the
     sink site, and the sink's arguments are the forwarder's after the callable."""
@@ -275,7 +312,6 @@ def _forwarded_sites(ex: Extractor, dialect: str) -> list[SinkSite]:
     calls = _forwarder_calls(ex, dialect)
     if not calls:
         return []
-    used = [sdk for sdk in sdks(dialect) if uses(dialect, ex.data, sdk)]
     names = api_names(dialect)
     out: list[SinkSite] = []
     for call, index in calls:
@@ -292,7 +328,7 @@ def _forwarded_sites(ex: Extractor, dialect: str) -> list[SinkSite]:
             out.append(SinkSite("catalogue:forwarder", "process", call, None, head, skip))
             continue
         text = _norm(ex.text(head))
-        for sdk in used:
+        for sdk in in_use:
             for sink in sdk.sinks:
                 if not _suffix(text, sink.call):
                     continue
@@ -334,17 +370,11 @@ def _api_sites(ex: Extractor, dialect: str) -> list[SinkSite]:
     if not names:
         return []
     out: list[SinkSite] = []
-    locals_: set[str] = set()
+    heads, static = _api_locals(dialect)
+    locals_ = set(static)
     for alias, target in ex.imports.items():
-        canon = target.replace("::", ".")
-        if canon in names or any(n.startswith(canon + ".") for n in names):
+        if target.replace("::", ".") in heads:
             locals_.add(alias)
-    for n in names:
-        locals_.add(n.rsplit(".", 1)[-1])
-        if "." not in n and "/" not in n:
-            locals_.add(n)
-    if dialect == "python":
-        locals_.update(("getattr", "__import__", "import_module"))
     seen: set[int] = set()
     for local in sorted(locals_):
         if not local.replace("_", "a").replace("$", "a").isalnum():
@@ -360,6 +390,25 @@ def _api_sites(ex: Extractor, dialect: str) -> list[SinkSite]:
                 args = call.child_by_field_name("arguments")
                 out.append(SinkSite("catalogue:api", "process", call, args, callee))
     return out
+
+
+@cache
+def _api_locals(dialect: str) -> tuple[frozenset[str], frozenset[str]]:
+    """(`heads`, `static`) of `dialect`'s process API names: an import whose target is in
+    `heads` (a name or a dotted prefix of one: `subprocess`, `asyncio.subprocess`) makes its
+    local name a candidate callee; `static` are the candidates of every file (the names'
+    last parts, undotted names, and the dynamic spellings)."""
+    names = api_names(dialect)
+    heads = set(names)
+    static: set[str] = set()
+    for n in names:
+        heads.update(n[:i] for i, c in enumerate(n) if c == ".")
+        static.add(n.rsplit(".", 1)[-1])
+        if "." not in n and "/" not in n:
+            static.add(n)
+    if dialect == "python":
+        static.update(("getattr", "__import__", "import_module"))
+    return frozenset(heads), frozenset(static)
 
 
 def _enclosing_call(ex: Extractor, node: ts.Node) -> ts.Node | None:
@@ -445,4 +494,15 @@ def _keyed(ex: Extractor, node: ts.Node, key: str) -> ts.Node | None:
     return None
 
 
-__all__ = ["Sdk", "SdkSink", "api_handlers", "may_have_sites", "sdks", "sites", "unwrapped", "uses"]
+__all__ = [
+    "Sdk",
+    "SdkSink",
+    "api_handlers",
+    "may_have_sites",
+    "sdks",
+    "sites",
+    "unwrapped",
+    "used",
+    "uses",
+    "warm",
+]

@@ -343,6 +343,18 @@ class Corpus:
             found = self._sdk_methods[path] = sdk_methods_used(ex.lang, ex.data)
         return found
 
+    def prepare(self) -> None:
+        """Build the per-family tables the cross-file pass builds on first use (identifier
+        index, joined text, class bases, quoting helpers) for every family of the corpus:
+        before forking workers, so that they inherit one copy instead of each building its
+        own. The tables are functions of the files alone: the values are those of a lazy
+        build."""
+        for family in sorted({f for lg, _ in self.files.values() if (f := FAMILY.get(lg))}):
+            self.index(family)
+            self.quoters(family)
+            if family in _CLASS_HEADER:
+                self.class_bases(family)
+
     def quoters(self, family: str | None) -> frozenset[str]:
         """Names of the project's own shell-quoting helpers in a language family (`quoters`)."""
         found = self._quoters.get(family)
@@ -655,6 +667,12 @@ def install(files: dict[str, tuple[str, bytes]]) -> None:
     """Make `files` the corpus of this process (called in the parent and in each worker)."""
     global _ACTIVE
     _ACTIVE = Corpus(files) if files else None
+
+
+def adopt(corpus: Corpus | None) -> None:
+    """Make `corpus` (built, and `prepare`d, by the parent) the corpus of this worker."""
+    global _ACTIVE
+    _ACTIVE = corpus if corpus is not None and corpus.files else None
 
 
 def active() -> Corpus | None:

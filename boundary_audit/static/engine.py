@@ -7,8 +7,9 @@ analysed becomes a `Skipped` record: files skipped upstream, missing data, files
 error on one file, which never stops the scan. Nothing from the scanned tree is executed.
 Files out of a reviewer's scope (`scope.py`: tests, docs, examples...) are counted and
 not analysed, unless `ScanOptions.scope` is False.
-Every worker first installs the scanned files as the cross-file corpus (`crossfile.install`),
-so a parameter can be traced to callers in other files.
+The scanned files are the cross-file corpus (`crossfile`), so a parameter can be traced to
+callers in other files: installed in-process, or built and prepared (its per-family tables)
+in the parent and inherited by every worker (`crossfile.adopt`).
 """
 
 from __future__ import annotations
@@ -24,7 +25,7 @@ from typing import Protocol
 from boundary_audit.errors import ScanError
 from boundary_audit.finding import Finding, Skipped
 from boundary_audit.static import crossfile
-from boundary_audit.static.analyze import FileResult, analyze_file, bundles_for
+from boundary_audit.static.analyze import FileResult, analyze_file, warm
 from boundary_audit.static.parsing import detect_language
 from boundary_audit.static.scope import in_scope
 
@@ -155,17 +156,20 @@ def _analyse(work: list[_Work], commit: str | None, options: ScanOptions) -> lis
         finally:
             crossfile.install({})
     chunks = _chunks(work, options.jobs * 4)
-    # NOTE(h2): compile each language's query bundles once, before forking, so that the
-    # workers inherit them instead of compiling them again each; only those the byte
-    # prefilters say some file of the language will run.
+    # NOTE(h2): load once, before forking, what every worker would load for itself on first
+    # use, so that the workers inherit it: each language's query bundles (those the byte
+    # prefilters say some file will run), extractor and catalogue tables (`analyze.warm`),
+    # and the corpus's cross-file tables (`Corpus.prepare`).
     for lang in sorted({lang for _, _, lang in work}):
-        bundles_for(lang, (data for _, data, lg in work if lg == lang))
+        warm(lang, [data for _, data, lg in work if lg == lang])
+    shared = crossfile.Corpus(corpus)
+    shared.prepare()
     try:
         with ProcessPoolExecutor(
             max_workers=options.jobs,
             mp_context=_pool_context(),
-            initializer=crossfile.install,
-            initargs=(corpus,),
+            initializer=crossfile.adopt,
+            initargs=(shared,),
         ) as pool:
             futures = [pool.submit(_run_chunk, c, commit, options) for c in chunks]
             return [r for fut in futures for r in fut.result()]

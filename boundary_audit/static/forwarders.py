@@ -71,6 +71,7 @@ def library_match(dialect: str, *names: str) -> Forwarder | None:
     return None
 
 
+@cache
 def last_names(dialect: str) -> frozenset[str]:
     """Last names of the library forwarders (what a call's callee must end with)."""
     return frozenset(c.rsplit(".", 1)[-1] for f in library(dialect) for c in f.calls)
@@ -107,11 +108,43 @@ def _variadic(span_text: bytes) -> bool:
     return bool(_VARIADIC.match(span_text))
 
 
+_PY_GAP = rb"(?:\s|\\|#[^\n]*+)*+"
+_C_GAP = rb"(?:\s|//[^\n]*+|/\*.*?\*/)*+"
+_NAME = rb"([\w$\x80-\xff]++)"
+_SPREAD_NAMES: dict[str, re.Pattern[bytes]] = {
+    "python": re.compile(rb"[(,]" + _PY_GAP + rb"(\*\*?)" + _PY_GAP + _NAME),
+    "javascript": re.compile(rb"[(,]" + _C_GAP + rb"(\.\.\.)" + _C_GAP + _NAME, re.S),
+    "go": re.compile(rb"[(,]" + _C_GAP + _NAME + _C_GAP + rb"(\.\.\.)", re.S),
+}
+"""A name beside a variadic marker, first in a parameter or argument list (after `(` or
+`,`, blanks and comments between): Python `*args` (and `**args`), JS `...rest`, Go `args
+...string` and `args...`. A forwarder's variadic parameter is spelt so once in its header
+(Python: with one star) and once more where the body spreads it into a call. The gaps are
+possessive: a run of commented-out lines after a `(` must not backtrack (exponentially)."""
+
+
+def _may_have_local(dialect: str, data: bytes) -> bool:
+    """Cheap test: could the file define a forwarder function (a name spelt twice beside a
+    variadic marker, once as a parameter could be)? Without a pattern for `dialect`: if it
+    has a marker at all."""
+    pattern = _SPREAD_NAMES.get(dialect)
+    if pattern is None:
+        return b"*" in data or b"..." in data
+    group = 1 if dialect == "go" else 2
+    seen: dict[bytes, bool] = {}
+    for m in pattern.finditer(data):
+        name, param = m.group(group), m.group(3 - group) != b"**"
+        if name in seen and (param or seen[name]):
+            return True
+        seen[name] = seen.get(name, False) or param
+    return False
+
+
 def _find_local(ex: Extractor) -> dict[int, tuple[int, frozenset[str]]]:
     from boundary_audit.static.parsing import QUERY_DIALECT
 
     dialect = QUERY_DIALECT[ex.lang]
-    if b"*" not in ex.data and b"..." not in ex.data:
+    if not _may_have_local(dialect, ex.data):
         return {}
     out: dict[int, tuple[int, frozenset[str]]] = {}
     for fn in ex.all_functions():

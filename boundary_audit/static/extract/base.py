@@ -27,6 +27,13 @@ def _internal_query(lang: str, text: str) -> ts.Query:
     return ts.Query(language(lang), text)
 
 
+def warm(lang: str) -> None:
+    """Load `lang`'s extractor and compile its function query (before forking workers)."""
+    from boundary_audit.static.extract import extractor_for
+
+    _internal_query(lang, extractor_for(lang).FUNCTION_QUERY)
+
+
 class Extractor:
     """The IR of one file, extracted lazily. Subclasses fill in the language specifics."""
 

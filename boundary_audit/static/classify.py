@@ -272,7 +272,9 @@ def _argv(value: AValue, remote: bool, ctx: Context) -> Verdict:
         if tail and not prov_of(tail[-1]).constant:
             v = shell_string(tail[-1], BC.SHELL_STRING, ctx)
             return replace(v, detail=v.detail or f"tmux {rest_words[0]}")
-    bridge = _argv_bridge(prog or _interpreter_choice(items[i]), rest_items, rest_words, value)
+    bridge = _argv_bridge(
+        prog or _program_choice(items[i], P.INTERPRETERS), rest_items, rest_words, value
+    )
     if bridge is not None:
         interp, forwarded = bridge
         v = argv(forwarded, remote, ctx)
@@ -347,16 +349,6 @@ def _argv_bridge(
     return prog, Lst(tuple(items[at + 1 :]), whole.rest, whole.path, whole.span)
 
 
-def _interpreter_choice(value: AValue) -> str | None:
-    """The interpreter a computed program falls back to (`process.env.PYTHON ?? "python3"`):
-    the first literal alternative that is an interpreter; None if none is."""
-    for o in options(value):
-        text = literal(o)
-        if text is not None and P.program_name(text) in P.INTERPRETERS:
-            return P.program_name(text)
-    return None
-
-
 def _c_flag(words: list[str | None]) -> bool:
     """True if a word is a short shell flag that contains `c` (`-c`, `-lc`, `-ic`, `-ec`;
     not PowerShell's `-ExecutionPolicy`)."""
@@ -367,9 +359,14 @@ def _shell_choice(value: AValue) -> str | None:
     """The shell a computed program falls back to: `process.env.SHELL || "/bin/bash"`,
     `os.environ.get("SHELL", "/bin/sh")`, a config value or `"zsh"` (the first literal
     alternative that is a shell; None if no alternative is one)."""
+    return _program_choice(value, P.SHELLS)
+
+
+def _program_choice(value: AValue, among: frozenset[str]) -> str | None:
+    """The program name of the first literal alternative of `value` that is one of `among`."""
     for o in options(value):
         text = literal(o)
-        if text is not None and P.program_name(text) in P.SHELLS:
+        if text is not None and P.program_name(text) in among:
             return P.program_name(text)
     return None
 

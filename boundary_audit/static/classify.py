@@ -571,5 +571,4 @@ def written_value(value: AValue, base: BC, ctx: Context = NO_CONTEXT) -> Verdict
             return Verdict(BC.SERIALIZED, 0, o.prov, "serialized before writing", o.serializer)
     # each alternative on its own (a helper's callers): joined, their holes would be one
     # opaque hole, unquoted and unsanitized whatever each caller wrote
-    verdicts = [shell_string(o, base, ctx) for o in options(value)]
-    return best(verdicts) or shell_string(value, base, ctx)
+    return max((shell_string(o, base, ctx) for o in options(value)), key=lambda v: v.rank)

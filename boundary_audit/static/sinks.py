@@ -21,8 +21,8 @@ from boundary_audit.static import findings as F
 from boundary_audit.static import programs as P
 from boundary_audit.static.checks.base import SinkSite, WriteSite
 from boundary_audit.static.dataflow import Engine
-from boundary_audit.static.ir import Attr, Call, Function, Index, Op
-from boundary_audit.static.shapes import dotted
+from boundary_audit.static.ir import Attr, Call, Function, Index, Op, Span
+from boundary_audit.static.shapes import concat_lists, dotted
 from boundary_audit.static.values import (
     EMPTY,
     AValue,
@@ -342,9 +342,6 @@ def _remote_argv(site: SinkSite, ctx: FileContext, cc: C.Context) -> C.Verdict |
     value = _value(ctx.engine, site)
     if site.rest is not None:
         # `runCommand({cmd: "bash", args: ["-c", command]})`: the program, then its arguments
-        from boundary_audit.static.ir import Span
-        from boundary_audit.static.shapes import concat_lists
-
         args = ctx.engine.value(site.rest)
         value = concat_lists([Lst((value,)), args], ctx.path, Span.of(site.span))
     ctx.consume(value)

@@ -109,8 +109,10 @@ def _wait_units(store: Path, at_least: int, proc: subprocess.Popen[bytes]) -> No
 
 
 def _workers(pid: int) -> list[psutil.Process]:
+    """The cluster's worker processes: the client's own spawned children. Not deeper: a
+    worker's static scan forks its pool, and a forked child keeps the worker's command line."""
     found = []
-    for child in psutil.Process(pid).children(recursive=True):
+    for child in psutil.Process(pid).children():
         try:
             line = " ".join(child.cmdline())
         except psutil.Error:

@@ -186,7 +186,9 @@ def test_memory_binds_the_run_as_a_whole(backend_box: Sandbox) -> None:
     hog = "x=$(head -c 90000000 /dev/zero | tr '\\0' a); sleep 2"
     r = _run(backend_box, f"for i in 1 2 3; do ( {hog} ) & done; wait; echo waited")
     assert r.limits_hit == ("memory",)
-    assert b" Killed " in r.stderr  # bash reports the hog the kernel killed
+    # The kernel kills a hog (bash reports it) or, under the group's pressure, the shell
+    # itself (then nothing reports and the shell never gets past its wait).
+    assert b" Killed " in r.stderr or b"waited" not in r.stdout
 
 
 @pytest.mark.bwrap

@@ -170,7 +170,10 @@ def test_fork_bombs_and_kill_all_are_the_replys_failure_through_probe(
         )
     )
     report = tmp_path / "report.json"
-    args = ["probe", "-r", str(replies), "--select", "write-file-t0", "--timeout", "5"]
+    # The timeout only bounds a run that hangs; none of these does. 5 s was too tight for the
+    # work after a fork bomb on a loaded 2-core machine (the pids limit stops the bomb, but its
+    # failing forks still take the CPU for a while).
+    args = ["probe", "-r", str(replies), "--select", "write-file-t0", "--timeout", "15"]
     for t in ("session", "session-pipe", "tmux-keys", "tmux-literal", "ssh"):
         args += ["-t", t]
     code = cli.main([*args, "--format", "json", "-o", str(report), "-j", "1"])

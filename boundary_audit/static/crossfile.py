@@ -564,6 +564,36 @@ class Corpus:
                 return [with_step(v, step) for v in values]
         return []
 
+    def inherited_attrs(self, engine: Engine, fn: Function, target: str) -> list[AValue]:
+        """Values of `self.x` (`target`) as a base class declared in another file defines or
+        mutates it in its methods (`self.trajectory.append((action, None))` in the base's
+        `step`, read as `self.trajectory[-1][0]` in a subclass), when `fn`'s own class sets
+        nothing. The nearest base that sets it answers."""
+        from boundary_audit.static.calls import with_step
+
+        family = FAMILY.get(engine.ex.lang)
+        if fn.cls is None or family not in ("py", "js"):
+            return []
+        needle = target.encode()
+        for base in self.ancestors(family, fn.cls):
+            for path in self.candidates(engine.ex.lang, f"class {base}".encode(), engine.path):
+                ex = self.extractor(path)
+                if ex is None:
+                    continue
+                methods = [
+                    f
+                    for f in ex.all_functions()
+                    if f.cls == base and needle in ex.data[f.span.start_byte : f.span.end_byte]
+                ]
+                found = [(m, d) for m in methods for d in ex.filled(m).defs.get(target, ())]
+                if not found:
+                    continue
+                other = self.engine_for(ex, engine, shared=True)
+                values = [other.eval(d.value, m) for m, d in found]
+                step = Step(path, found[0][1].span, f"`{target}` as {base} sets it in {path}")
+                return [with_step(v, step) for v in values]
+        return []
+
     def return_values(
         self, engine: Engine, call: Call, canonical: str, caller: Function
     ) -> list[AValue]:

@@ -441,6 +441,8 @@ class Engine:
             top = self.ex.module()
             own = self.ex.class_defs(fn.cls).get(target.split(".", 1)[1], ())
             values.extend(self.eval(d.value, top) for d in own)
+        if not values and self.corpus is not None and target.count(".") == 1:
+            values.extend(self.corpus.inherited_attrs(self, fn, target))
         return alts(values) if values else None
 
     def index(self, expr: Index, fn: Function) -> AValue:

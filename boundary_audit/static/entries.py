@@ -32,6 +32,7 @@ from typing import TYPE_CHECKING
 import tree_sitter as ts
 
 from boundary_audit.static import catalogue
+from boundary_audit.static.extract.javascript import CLASS_TYPES as JS_CLASS_TYPES
 from boundary_audit.static.parsing import QUERY_DIALECT
 
 if TYPE_CHECKING:
@@ -257,7 +258,7 @@ class ToolEntries:
         out: dict[str, tuple[str, ...]] = {}
         for node in self.ex.name_nodes("class"):
             cls = node.parent
-            if cls is None or cls.type not in ("class_declaration", "class"):
+            if cls is None or cls.type not in JS_CLASS_TYPES:
                 continue
             name = self.ex.text(cls.child_by_field_name("name"))
             bases: list[str] = []

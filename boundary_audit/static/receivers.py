@@ -14,6 +14,7 @@ from __future__ import annotations
 import re
 
 from boundary_audit.static.extract.base import Extractor
+from boundary_audit.static.extract.javascript import CLASS_TYPES as JS_CLASS_TYPES
 from boundary_audit.static.ir import Alt, Attr, Call, Expr, Function, Ref
 
 SELF_NAMES = ("self", "this")
@@ -116,7 +117,7 @@ def declared(ex: Extractor, cls: str, attr: str) -> set[str]:
         if owner is None or owner.child_by_field_name("name") != node:
             continue
         body = owner.child_by_field_name("body")
-        if owner.type not in ("class_definition", "class_declaration") or body is None:
+        if (owner.type != "class_definition" and owner.type not in JS_CLASS_TYPES) or body is None:
             continue
         stack = list(body.named_children)
         while stack:

@@ -52,6 +52,10 @@ def _module(spec: str) -> str:
     return spec[5:] if spec.startswith("node:") else spec
 
 
+CLASS_TYPES = frozenset({"class_declaration", "abstract_class_declaration", "class"})
+"""A class declaration, a TypeScript `abstract class`, a class expression."""
+
+
 class JavaScriptExtractor(Extractor):
     """IR extraction for JavaScript and TypeScript files."""
 
@@ -67,7 +71,7 @@ class JavaScriptExtractor(Extractor):
         }
     )
     BLOCK_TYPES = frozenset({"statement_block", "switch_case", "else_clause", "catch_clause"})
-    SCOPE_STOP = FUNCTION_TYPES | {"class_declaration", "class"}
+    SCOPE_STOP = FUNCTION_TYPES | CLASS_TYPES
     CALL_TYPES = frozenset({"call_expression", "new_expression"})
     FUNCTION_QUERY = (
         "[(function_declaration) (function_expression) (arrow_function) "
@@ -255,7 +259,7 @@ class JavaScriptExtractor(Extractor):
         cls = None
         cur = node.parent
         while cur is not None and cur.type not in self.FUNCTION_TYPES:
-            if cur.type in ("class_declaration", "class"):
+            if cur.type in CLASS_TYPES:
                 cls = self.text(cur.child_by_field_name("name")) or "<class>"
                 break
             cur = cur.parent

@@ -1,3 +1,3 @@
 ; BA102 nested-shell-string (Rust): string literals that launch a second parser.
 ([(string_literal) (raw_string_literal)] @span
-  (#match? @span "(^|[^A-Za-z0-9_./-])((ba|z|da|k|a)?sh\\s+(-[A-Za-z]+\\s+)*-[A-Za-z]*c|ssh|eval|docker\\s+exec|podman\\s+exec|kubectl\\s+exec|tmux\\s+send-keys|su\\s+.*-c)($|[^A-Za-z0-9_-])"))
+  (#match? @span "(^|[^A-Za-z0-9_./-]|/bin/)((ba|z|da|k|a)?sh\\s+(-[A-Za-z]+\\s+)*-[A-Za-z]*c|ssh|eval|docker\\s+exec|podman\\s+exec|kubectl\\s+exec|tmux\\s+send-keys|su\\s+.*-c)($|[^A-Za-z0-9_-])"))

@@ -1,14 +1,17 @@
 """On a sink whose step budget runs out, a list's cheap items (names) are looked at before
-its calls: the model's `*cmd` after a costly helper call is not lost to the budget."""
+its calls, and one parameter's lookup cannot spend the whole budget: the model's `*cmd` or
+`command` beside a costly helper call or lookup is not lost to the budget."""
 
 from __future__ import annotations
+
+import pytest
 
 from boundary_audit.static.dataflow import Engine
 from boundary_audit.static.dataflow_limits import MAX_STEPS
 from boundary_audit.static.extract import extractor_for
-from boundary_audit.static.ir import Seq
+from boundary_audit.static.ir import Function, Seq
 from boundary_audit.static.parsing import parse
-from boundary_audit.static.values import Lst, prov_of
+from boundary_audit.static.values import EMPTY, UNKNOWN_OPAQUE, AValue, Lst, Opq, prov_of
 
 SOURCE = b"""
 from langchain_core.tools import tool
@@ -52,3 +55,42 @@ def test_with_budget_to_spare_the_value_is_the_same() -> None:
     assert isinstance(value, Lst)
     assert len(value.items) == 5
     assert value.rest is not None and value.rest.model
+
+
+SIBLINGS = b"""
+from langchain_core.tools import tool
+
+
+@tool
+def run(environment: list[str], command: str) -> str:
+    return " ".join(environment) + " && " + command
+"""
+
+
+def test_a_parameter_lookup_spends_three_quarters_of_the_steps_left_at_most(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # `environment`'s callers go on without end (a chase through configuration); the lookup
+    # is cut at three quarters of what was left, and `command` is still read after it
+    ex = extractor_for("python")("python", "t.py", SIBLINGS, parse("python", SIBLINGS))
+    fn = next(f for f in ex.all_functions() if f.name == "run")
+    engine = Engine(ex, None)
+    cut: list[int] = []
+    real = Engine._param
+
+    def endless(self: Engine, f: Function, name: str) -> AValue:
+        if name != "environment":
+            return real(self, f, name)
+        while self._guarded(("spin", self.budget.steps), lambda: Opq(EMPTY)) is not UNKNOWN_OPAQUE:
+            pass
+        cut.append(self.budget.steps)
+        return UNKNOWN_OPAQUE
+
+    monkeypatch.setattr(Engine, "_param", endless)
+    engine.budget.steps = 1000
+    assert engine.param(fn, "environment") is UNKNOWN_OPAQUE
+    assert cut == [1000 + (MAX_STEPS - 1000) * 3 // 4 + 1]  # PARAM_SHARE
+    assert engine.budget.limit == MAX_STEPS
+    command = engine.param(fn, "command")
+    assert prov_of(command).model
+    assert engine.budget.steps < MAX_STEPS

@@ -19,7 +19,12 @@ import tree_sitter as ts
 from boundary_audit.static import inputs as I
 from boundary_audit.static import knowledge as K
 from boundary_audit.static import programs as P
-from boundary_audit.static.dataflow_limits import MAX_CALL_DEPTH, MAX_STEPS
+from boundary_audit.static.dataflow_limits import (
+    MAX_CALL_DEPTH,
+    MAX_STEPS,
+    PARAM_FLOOR,
+    PARAM_SHARE,
+)
 from boundary_audit.static.extract.base import Extractor
 from boundary_audit.static.ir import (
     Alt,
@@ -82,10 +87,13 @@ _NEVER = 1 << 30
 class Budget:
     """Evaluation steps spent on the current sink (shared by the engines it involves)."""
 
-    __slots__ = ("steps",)
+    __slots__ = ("steps", "limit")
 
     def __init__(self) -> None:
         self.steps = 0
+        self.limit = MAX_STEPS
+        """The step count past which evaluation gives up: MAX_STEPS, or less inside a
+        parameter lookup (`Engine.param`), which may spend only a share of the steps left."""
 
 
 class Engine:
@@ -150,7 +158,7 @@ class Engine:
         """
         budget = self.budget
         budget.steps += 1
-        if budget.steps > MAX_STEPS:
+        if budget.steps > budget.limit:
             self._low = -1
             return UNKNOWN_OPAQUE
         at = self._busy.get(key)
@@ -332,9 +340,24 @@ class Engine:
             return UNKNOWN_OPAQUE
         self.depth += 1
         try:
-            return self._guarded(key, lambda: self._param(fn, name))
+            return self._capped(lambda: self._guarded(key, lambda: self._param(fn, name)))
         finally:
             self.depth -= 1
+
+    def _capped(self, compute: Callable[[], AValue]) -> AValue:
+        """`compute()` spending at most `PARAM_SHARE` of the steps left (`PARAM_FLOOR` at
+        least): one parameter's callers (`this.state.environment` back through every
+        `resume(state)` of the corpus) then cannot leave the sibling holes of the same command
+        (the model's `cmd`) unread."""
+        budget = self.budget
+        limit = budget.limit
+        left = limit - budget.steps
+        num, den = PARAM_SHARE
+        budget.limit = budget.steps + max(left * num // den, min(left, PARAM_FLOOR))
+        try:
+            return compute()
+        finally:
+            budget.limit = limit
 
     def _param(self, fn: Function, name: str) -> AValue:
         p = fn.param(name)

@@ -428,6 +428,11 @@ class Corpus:
                 # `session.execCommand!(…)`: TypeScript's non-null call of the method
                 banged = self.candidates(engine.ex.lang, f".{fn.name}!(".encode(), engine.path)
                 paths = sorted({*paths, *banged})[:MAX_FILES] if banged else paths
+                # `probe({runCommand: async (command) => …})`: the callback is called by the
+                # function it is handed to, so only by the files defining that function
+                taker = _literal_taker(engine.ex, fn)
+                if taker is not None:
+                    paths = [p for p in paths if self._defines(p, taker)]
         out: list[AValue] = []
         for path in paths:
             ex = self.extractor(path)
@@ -452,6 +457,10 @@ class Corpus:
                     continue
                 caller = ex.function_at(node)
                 if fn.cls and not self.may_reach(ex, call, caller, fn.cls, required=required):
+                    continue
+                if fn.cls is None and fn.is_method and required:
+                    # a property function (`{runCommand: async (c) => …}`) has no class a
+                    # receiver could be typed as: the SDK's own method of that name is meant
                     continue
                 if shapes:
                     other = _shape_engine(ex, caller)
@@ -563,6 +572,11 @@ class Corpus:
                 step = Step(path, targets[0].span, f"value returned by {base}.{name}() in {path}")
                 return [with_step(v, step) for v in values]
         return []
+
+    def _defines(self, path: str, name: str) -> bool:
+        """True if the file at `path` defines a function or method called `name`."""
+        ex = self.extractor(path)
+        return ex is not None and bool(ex.functions_named(name))
 
     def inherited_attrs(self, engine: Engine, fn: Function, target: str) -> list[AValue]:
         """Values of `self.x` (`target`) as a base class declared in another file defines or
@@ -679,6 +693,28 @@ def _join(base: str, rel: str) -> str:
         elif piece not in (".", ""):
             parts.append(piece)
     return "/".join(parts)
+
+
+def _literal_taker(ex: Extractor, fn: Function) -> str | None:
+    """The name of the function called with the object literal whose property `fn` is
+    (`f({k: () => …})`, `o.f({k() {…}})`); None when `fn` is not such a property."""
+    node = fn.node.parent
+    if node is not None and node.type == "pair":
+        node = node.parent
+    elif fn.node.type != "method_definition":
+        return None
+    if node is None or node.type != "object":
+        return None
+    args = node.parent
+    call = args.parent if args is not None and args.type == "arguments" else None
+    if call is None or call.type not in ("call_expression", "new_expression"):
+        return None
+    callee = call.child_by_field_name("function") or call.child_by_field_name("constructor")
+    if callee is not None and callee.type == "member_expression":
+        callee = callee.child_by_field_name("property")
+    if callee is None or callee.type not in ("identifier", "property_identifier"):
+        return None
+    return ex.text(callee)
 
 
 def _imports(ex: Extractor, name: str) -> bool:

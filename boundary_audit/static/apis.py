@@ -327,6 +327,12 @@ def _forwarded_sites(ex: Extractor, dialect: str, in_use: list[Sdk]) -> list[Sin
         if resolved and (resolved in HANDLE_CONSTRUCTORS or resolved in names):
             out.append(SinkSite("catalogue:forwarder", "process", call, None, head, skip))
             continue
+        stream = _stdin_stream(ex, call, head) if dialect == "python" else None
+        if stream is not None:
+            value = forwarders.callable_at(ex, call, skip)
+            if value is not None:
+                out.append(SinkSite("BA201", "stdin", call, value, stream, skip))
+            continue
         text = _norm(ex.text(head))
         for sdk in in_use:
             for sink in sdk.sinks:
@@ -338,6 +344,43 @@ def _forwarded_sites(ex: Extractor, dialect: str, in_use: list[Sdk]) -> list[Sin
                 site = SinkSite(f"catalogue:{sdk.name}", sink.kind, call, value, head, skip)
                 out.append(site)
     return out
+
+
+_STDIN_NAME = re.compile(r"^_*(stdin|shell_stdin|proc_stdin)$")
+"""The stream names of the shell-stdin-write query (queries/python/shell-stdin-write.scm)."""
+
+
+def _stdin_stream(ex: Extractor, call: ts.Node, head: ts.Node) -> ts.Node | None:
+    """The stdin stream whose `write` a forwarder is given (`asyncio.to_thread(proc.stdin.write,
+    data)`, `self._call(write, data)` after `write = getattr(stdin, "write", None)` and
+    `stdin = process.stdin`): the stream node, or None."""
+    node: ts.Node | None = head
+    if head.type == "identifier":
+        defs = ex.filled(ex.function_at(call)).defs.get(ex.text(head), [])
+        spans = {(d.value.span.start_byte, d.value.span.end_byte) for d in defs}
+        if len(spans) != 1:
+            return None
+        start, end = next(iter(spans))
+        node = ex.root.descendant_for_byte_range(start, end)
+    if node is None:
+        return None
+    if node.type == "attribute":
+        stream, name = node.child_by_field_name("object"), node.child_by_field_name("attribute")
+        method = ex.text(name) if name is not None else ""
+    elif node.type == "call" and ex.text(node.child_by_field_name("function")) == "getattr":
+        anode = node.child_by_field_name("arguments")
+        args = [a for a in anode.named_children if a.type != "comment"] if anode else []
+        if len(args) < 2 or args[1].type != "string":
+            return None
+        stream, method = args[0], ex.text(args[1]).strip("'\"")
+    else:
+        return None
+    if stream is None or method not in ("write", "writelines"):
+        return None
+    last = stream.child_by_field_name("attribute") if stream.type == "attribute" else stream
+    if last is None or last.type != "identifier" or not _STDIN_NAME.match(ex.text(last)):
+        return None
+    return stream
 
 
 _WRAPPERS = ("reference_expression", "parenthesized_expression", "unary_expression")

@@ -92,6 +92,35 @@ def sdks(dialect: str) -> tuple[Sdk, ...]:
     return tuple(out)
 
 
+@dataclass(frozen=True)
+class HttpExec:
+    """A sandbox server's exec endpoint reached over HTTP (`[[http_exec]]`)."""
+
+    modules: tuple[str, ...]
+    calls: tuple[str, ...]
+    paths: frozenset[str]
+    body: tuple[str, ...]
+    argv_keys: tuple[str, ...]
+    string_keys: tuple[str, ...]
+
+
+@cache
+def http_execs(dialect: str) -> tuple[HttpExec, ...]:
+    """The `[[http_exec]]` entries of `dialect`."""
+    return tuple(
+        HttpExec(
+            catalogue.strings(e, "modules"),
+            catalogue.strings(e, "calls"),
+            frozenset(catalogue.strings(e, "paths")),
+            catalogue.strings(e, "body"),
+            catalogue.strings(e, "argv_keys"),
+            catalogue.strings(e, "string_keys"),
+        )
+        for e in catalogue.entries("sinks", "http_exec")
+        if e.get("lang") == dialect
+    )
+
+
 @cache
 def api_handlers() -> dict[str, str]:
     """Canonical process API name -> handler name, every `[[api]]` entry."""
@@ -276,7 +305,72 @@ def sites(ex: Extractor) -> list[SinkSite]:
                     out.append(SinkSite(f"catalogue:{sdk.name}", "process", call, args, callee))
     out.extend(_api_sites(ex, dialect))
     out.extend(_forwarded_sites(ex, dialect, in_use))
+    out.extend(_http_exec_sites(ex, dialect))
     return out
+
+
+def _http_exec_sites(ex: Extractor, dialect: str) -> list[SinkSite]:
+    """POSTs of a command to a sandbox server's exec endpoint (`[[http_exec]]`):
+    `http.post(self._url("exec"), json={"argv": argv})`."""
+    out: list[SinkSite] = []
+    for entry in http_execs(dialect):
+        if not any(v.split(".", 1)[0] in entry.modules for v in ex.imports.values()):
+            continue
+        for last in entry.calls:
+            for call in ex.call_nodes(last):
+                callee = call.child_by_field_name(ex.CALLEE_FIELD)
+                if callee is None or callee.type != "attribute":
+                    continue
+                url = _local_value(ex, call, select(ex, call, 0, "url"))
+                if url is None or not _names_path(ex, url, entry.paths):
+                    continue
+                bodies = (_keyword(ex, call, k) for k in entry.body)
+                record = _local_value(ex, call, next((b for b in bodies if b), None))
+                if record is None:
+                    continue
+                for keys, kind in ((entry.argv_keys, "remote-argv"), (entry.string_keys, "remote")):
+                    value = next(
+                        (v for v in (_keyed(ex, record, k) for k in keys) if v is not None), None
+                    )
+                    if value is not None:
+                        out.append(SinkSite("catalogue:http-exec", kind, call, value, callee))
+                        break
+    return out
+
+
+def _keyword(ex: Extractor, call: ts.Node, name: str) -> ts.Node | None:
+    """The value of keyword argument `name` of `call`, if given."""
+    anode = call.child_by_field_name("arguments")
+    for a in anode.named_children if anode is not None else ():
+        if a.type == "keyword_argument" and ex.text(a.child_by_field_name("name")) == name:
+            return a.child_by_field_name("value")
+    return None
+
+
+def _local_value(ex: Extractor, call: ts.Node, node: ts.Node | None) -> ts.Node | None:
+    """`node`, or for a local variable the expression of its one definition in the function
+    of `call` (`url = self._url("exec")`, `payload = {"argv": argv}`)."""
+    if node is None or node.type != "identifier":
+        return node
+    defs = ex.filled(ex.function_at(call)).defs.get(ex.text(node), [])
+    spans = {(d.value.span.start_byte, d.value.span.end_byte) for d in defs if d.kind == "assign"}
+    if len(spans) != 1:
+        return None
+    start, end = next(iter(spans))
+    return ex.root.descendant_for_byte_range(start, end)
+
+
+def _names_path(ex: Extractor, url: ts.Node, paths: frozenset[str]) -> bool:
+    """True if a string literal of `url` has a path segment (`/exec`, `"exec"`) in `paths`."""
+    stack = [url]
+    while stack:
+        node = stack.pop()
+        if node.type == "string_content":
+            segments = re.split(r"[/?#]", ex.text(node))
+            if any(seg in paths for seg in segments):
+                return True
+        stack.extend(node.children)
+    return False
 
 
 def _forwarder_calls(ex: Extractor, dialect: str) -> list[tuple[ts.Node, int]]:

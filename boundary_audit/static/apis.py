@@ -365,7 +365,7 @@ def _names_path(ex: Extractor, url: ts.Node, paths: frozenset[str]) -> bool:
     stack = [url]
     while stack:
         node = stack.pop()
-        if node.type == "string_content":
+        if node.type in ("string_content", "string_fragment"):
             segments = re.split(r"[/?#]", ex.text(node))
             if any(seg in paths for seg in segments):
                 return True
@@ -448,14 +448,7 @@ def _stdin_stream(ex: Extractor, call: ts.Node, head: ts.Node) -> ts.Node | None
     """The stdin stream whose `write` a forwarder is given (`asyncio.to_thread(proc.stdin.write,
     data)`, `self._call(write, data)` after `write = getattr(stdin, "write", None)` and
     `stdin = process.stdin`): the stream node, or None."""
-    node: ts.Node | None = head
-    if head.type == "identifier":
-        defs = ex.filled(ex.function_at(call)).defs.get(ex.text(head), [])
-        spans = {(d.value.span.start_byte, d.value.span.end_byte) for d in defs}
-        if len(spans) != 1:
-            return None
-        start, end = next(iter(spans))
-        node = ex.root.descendant_for_byte_range(start, end)
+    node = _local_value(ex, call, head)
     if node is None:
         return None
     if node.type == "attribute":
@@ -584,9 +577,9 @@ def select(
         return anode
     kids = [a for a in anode.named_children if a.type != "comment"]
     if key is not None:
-        for a in kids:
-            if a.type == "keyword_argument" and ex.text(a.child_by_field_name("name")) == key:
-                return a.child_by_field_name("value")
+        given = _keyword(ex, call, key)
+        if given is not None:
+            return given
     positional = [a for a in kids if a.type != "keyword_argument"][skip:]
     index = int(arg)
     if not -len(positional) <= index < len(positional):

@@ -214,6 +214,9 @@ TOOL_ARG_ATTRS = frozenset(
     }
 )
 """Attribute (or key) reads that yield tool-call arguments."""
+PERSON_INPUTS = frozenset({"input", "argv", "cli", "program"})
+"""Receivers whose `arguments` a person or a command line gives (a slash command's
+`input.arguments`, commander's `program.arguments`), not a model's tool call."""
 TOOL_INPUT_ATTRS = frozenset({"input", "args", "params", "parameters"})
 TOOL_RECEIVER = re.compile(r"(tool|block|call|function|fc|use|invocation)", re.I)
 """`.input`/`.args` count as tool-call arguments only on receivers named like a tool call."""

@@ -45,7 +45,7 @@ def attr_origin(name: str, base: str, path: str, span: Span) -> Origin | None:
     """The model-output origin an attribute or key read represents, if any."""
     last = base.rsplit(".", 1)[-1]
     name = K.normal_attr(name)
-    if name in K.TOOL_ARG_ATTRS:
+    if name in K.TOOL_ARG_ATTRS and not (name == "arguments" and last in K.PERSON_INPUTS):
         return Origin("tool-call", f"{base or '…'}.{name}", path, span, Contract.NATIVE)
     if name in K.TOOL_INPUT_ATTRS and last and K.TOOL_RECEIVER.search(last):
         return Origin("tool-call", f"{base}.{name}", path, span, Contract.NATIVE)

@@ -177,6 +177,13 @@ class Extractor:
                         value if value is not None and value.type in self.FUNCTION_TYPES else None
                     )
                 )
+                if target is None and value is not None and value.type in self.CALL_TYPES:
+                    # `run = wrap("run")(function* (input) {…})`: a function the holder names
+                    # (the extractor's naming decides which wrappers pass their name on)
+                    anode = value.child_by_field_name("arguments")
+                    for arg in anode.named_children if anode is not None else ():
+                        if arg.type in self.FUNCTION_TYPES and self.function(arg).name == name:
+                            target = arg
                 if target is not None:
                     fn = self.function(target)
                     if fn.name == name:

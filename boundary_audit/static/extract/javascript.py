@@ -55,6 +55,26 @@ def _module(spec: str) -> str:
 CLASS_TYPES = frozenset({"class_declaration", "abstract_class_declaration", "class"})
 """A class declaration, a TypeScript `abstract class`, a class expression."""
 
+FUNCTION_WRAPPERS = frozenset(
+    {
+        "Effect.fn",
+        "Effect.fnUntraced",
+        "useCallback",
+        "React.useCallback",
+        "memoize",
+        "_.memoize",
+        "once",
+        "_.once",
+        "debounce",
+        "_.debounce",
+        "throttle",
+        "_.throttle",
+    }
+)
+"""Calls that return a function calling the one they are given with the same arguments
+(Effect's traced functions, React's memoised callbacks, lodash's wrappers): the function
+takes the name of the variable or property holding the result."""
+
 
 class JavaScriptExtractor(Extractor):
     """IR extraction for JavaScript and TypeScript files."""
@@ -243,6 +263,26 @@ class JavaScriptExtractor(Extractor):
         )
         return fn
 
+    def _wrapped_in(self, node: ts.Node) -> tuple[str, ts.Node] | None:
+        """(name, holder) for a function handed to a `FUNCTION_WRAPPERS` call whose result a
+        variable or property holds (`const run = Effect.fn("run")(function* (input) {…})`):
+        calling `run(...)` calls the function with those arguments, so it takes the name."""
+        args = node.parent
+        call = args.parent if args is not None and args.type == "arguments" else None
+        if call is None or call.type != "call_expression":
+            return None
+        callee = call.child_by_field_name("function")
+        if callee is not None and callee.type == "call_expression":  # curried: Effect.fn("n")(f)
+            callee = callee.child_by_field_name("function")
+        if callee is None or "".join(self.text(callee).split()) not in FUNCTION_WRAPPERS:
+            return None
+        holder = call.parent
+        if holder is not None and holder.type == "variable_declarator":
+            return self.text(holder.child_by_field_name("name")), holder
+        if holder is not None and holder.type == "pair":
+            return self.text(holder.child_by_field_name("key")), holder
+        return None
+
     def naming(self, node: ts.Node) -> tuple[str, str | None, bool]:
         named = node.child_by_field_name("name")
         parent = node.parent
@@ -254,6 +294,8 @@ class JavaScriptExtractor(Extractor):
             name = self.text(parent.child_by_field_name("key"))
         elif parent is not None and parent.type == "assignment_expression":
             name = self.text(parent.child_by_field_name("left")).rsplit(".", 1)[-1]
+        elif (holder := self._wrapped_in(node)) is not None:
+            name, parent = holder
         else:
             name = "<anonymous>"
         cls = None

@@ -612,3 +612,43 @@ def test_a_path_that_cannot_be_derived_falls_back_to_the_hint_and_keeps_the_find
         "the path could not be derived (RecursionError: maximum recursion depth exceeded)"
     )
     assert f.boundary_path.transport.name == "session-pipe"  # the hint: no pexpect in the text
+
+
+TIED = b"""import { SandboxInstance } from "@blaxel/core";
+import { tool } from "ai";
+
+export const move = tool({
+  description: "move a file in the sandbox",
+  execute: async ({ from, to }: { from: string; to: string }) => {
+    const sandbox = await SandboxInstance.get("box");
+    await sandbox.process.exec({ command: `mv -f -- ${quoteArg(from)} ${quoteArg(to)}` });
+  },
+});
+"""
+
+
+def test_the_report_does_not_depend_on_the_hash_seed(tmp_path: Path) -> None:
+    # two tool-entry origins declared at one place (`{ from, to }`): the contract fact names
+    # the same one whatever order the set of origins iterates in
+    import json
+    import os
+    import subprocess
+    import sys
+
+    make_repo(tmp_path / "repo", {"move.ts": TIED})
+    reports = []
+    for seed in ("0", "1", "2", "3"):
+        out = tmp_path / f"report-{seed}.json"
+        argv = [sys.executable, "-m", "boundary_audit", "scan", str(tmp_path / "repo"),
+                "--no-probe", "--offline", "--format", "json", "-o", str(out)]  # fmt: skip
+        env = {**os.environ, "PYTHONHASHSEED": seed}
+        subprocess.run(argv, env=env, check=True, capture_output=True)
+        reports.append(json.loads(out.read_text())["findings"])
+    assert all(r == reports[0] for r in reports)
+    facts = reports[0][0]["boundary_path"]["facts"]
+    assert facts[0] == {
+        "field": "contract",
+        "value": "unknown: tool-entry, `parameter `from` of tool `execute` (given to tool())`",
+        "source": "code",
+        "where": "move.ts:6",
+    }

@@ -961,7 +961,7 @@ def _unquote_hole(prefix: str, suffix: str) -> tuple[str, str]:
 def _contract_fact(v: Verdict, contract: Contract) -> PathFact:
     strong = sorted(
         (o for o in v.prov.origins if o.strong),
-        key=lambda o: (o.kind != "tool-call", o.path, o.span.start_byte),
+        key=lambda o: (o.kind != "tool-call", o.path, o.span.start_byte, o.kind, o.label),
     )
     # NOTE: the first of a sorted list, never an arbitrary element of the set (the report
     # must not depend on the hash seed).

@@ -92,4 +92,36 @@ def test_the_sdks_a_file_uses_are_those_uses_accepts(
 ) -> None:
     used = apis.used(dialect, src)
     assert [s.name for s in used] == names
-    assert used == [s for s in apis.sdks(dialect) if apis.uses(dialect, src, s)]
+    assert used == tuple(s for s in apis.sdks(dialect) if apis.uses(dialect, src, s))
+
+
+SERIALIZED = [
+    ("python", b'cmd = "{\\"cmd\\": \\"" + text + "\\"}"\n', True),
+    ("python", b'cmd = f\'{{"cmd": "{text}"}}\'\n', True),
+    ("python", b'cmd = """{"cmd": "%s"}""" % text\n', True),
+    ("python", b'cmd = "[{\\"cmd\\": 1}]"\n', True),
+    ("python", b'payload = {"cmd": text, "cwd": "/w"}\nrun(payload)\n', False),
+    ("typescript", b'const cmd = `{"cmd": "${text}"}`;\n', True),
+    ("typescript", b'const payload = { "cmd": text };\n', False),
+    ("go", b'package p\nvar cmd = `{"cmd": "` + text + `"}`\n', True),
+    ("rust", b'fn f(t: &str) -> String { format!("{{ \\"cmd\\": \\"{}\\" }}", t) }\n', True),
+]
+
+
+@pytest.mark.parametrize(("lang", "src", "literal"), SERIALIZED)
+def test_the_serialized_command_guard_passes_every_literal_its_query_matches(
+    lang: str, src: bytes, literal: bool
+) -> None:
+    # the guard asks for the literal's opening quote right before the brace; a dict display
+    # in code (`{"cmd": x}`) opens none, and the query finds nothing there either
+    from boundary_audit.static.analyze import collect_sites
+    from boundary_audit.static.checks.base import TemplateSite
+    from boundary_audit.static.checks.serialized_command import SerializedCommand
+
+    found = [
+        s
+        for s in collect_sites(lang, parse(lang, src).root_node)
+        if isinstance(s, TemplateSite) and s.check == "BA501"
+    ]
+    assert bool(found) == literal
+    assert bool(SerializedCommand.guard.search(src)) == literal

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from functools import cache
+from functools import cache, lru_cache
 from typing import TYPE_CHECKING
 
 import tree_sitter as ts
@@ -194,8 +194,10 @@ def _module_tests(
     )
 
 
-def used(dialect: str, data: bytes) -> list[Sdk]:
-    """The SDKs of `dialect` the file uses (`uses`), each module looked for once."""
+@lru_cache(maxsize=8)
+def used(dialect: str, data: bytes) -> tuple[Sdk, ...]:
+    """The SDKs of `dialect` the file uses (`uses`), each module looked for once; the last
+    few files' answers are kept (`may_have_sites` then `sites` ask for the same file)."""
     seen: dict[bytes, bool] = {}
     out: list[Sdk] = []
     for sdk, modules in _module_tests(dialect):
@@ -211,7 +213,7 @@ def used(dialect: str, data: bytes) -> list[Sdk]:
                 break
         if hit:
             out.append(sdk)
-    return out
+    return tuple(out)
 
 
 def may_have_sites(dialect: str, data: bytes) -> bool:
@@ -397,7 +399,7 @@ def _forwarder_calls(ex: Extractor, dialect: str) -> list[tuple[ts.Node, int]]:
     return out
 
 
-def _forwarded_sites(ex: Extractor, dialect: str, in_use: list[Sdk]) -> list[SinkSite]:
+def _forwarded_sites(ex: Extractor, dialect: str, in_use: tuple[Sdk, ...]) -> list[SinkSite]:
     """Forwarder calls given a sink as their callable (`asyncio.to_thread(subprocess.run,
     cmd, shell=True)`, `self._call(self._sandbox.exec, *argv)`): the forwarder call is the
     sink site, and the sink's arguments are the forwarder's after the callable."""

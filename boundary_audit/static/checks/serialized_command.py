@@ -68,7 +68,9 @@ class SerializedCommand(Check):
         sanitized_severity=Severity.INFO,
     )
     phase = "guarded"
-    guard = re.compile(rb'\{\{?\s*\\{0,3}"[A-Za-z_]')
+    # Every query requires the literal's opening quote right before the brace (`"{"cmd"`,
+    # `'[{\"a\"`, `` `{"a"` ``): a dict display in code (`{"cmd": x}`) does not open one.
+    guard = re.compile(rb'["\'`]\s*[\[{]{1,2}\s*\\{0,3}"[A-Za-z_]')
 
     @classmethod
     def sites(cls, lang: str, caps: Captures) -> Iterator[Site]:

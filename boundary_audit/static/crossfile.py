@@ -23,6 +23,7 @@ from __future__ import annotations
 import bisect
 import re
 from collections import OrderedDict
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
@@ -30,6 +31,7 @@ import tree_sitter as ts
 
 from boundary_audit.static import quoters
 from boundary_audit.static.apis import sdk_methods_used
+from boundary_audit.static.entries import object_slot
 from boundary_audit.static.extract import extractor_for
 from boundary_audit.static.extract.base import Extractor
 from boundary_audit.static.ir import Attr, Call, Function, Ref, Spread
@@ -554,23 +556,16 @@ class Corpus:
         with its parameters bound to this call's arguments (`calls.bind_arguments`)."""
         from boundary_audit.static.calls import bind_arguments, with_step
 
-        family = FAMILY.get(engine.ex.lang)
-        if caller.cls is None or family not in ("py", "js"):
-            return []
-        for base in self.ancestors(family, caller.cls):
-            for path in self.candidates(engine.ex.lang, f"class {base}".encode(), engine.path):
-                ex = self.extractor(path)
-                if ex is None:
-                    continue
-                targets = [f for f in ex.functions_named(name) if f.is_method and f.cls == base]
-                if not targets:
-                    continue
-                other = self.engine_for(ex, engine)
-                for t in targets:
-                    other.bindings.update(bind_arguments(engine, call, caller, t, ex.data))
-                values = [other.eval(r, t) for t in targets for r in ex.filled(t).returns]
-                step = Step(path, targets[0].span, f"value returned by {base}.{name}() in {path}")
-                return [with_step(v, step) for v in values]
+        for base, path, ex in self._base_files(engine, caller):
+            targets = [f for f in ex.functions_named(name) if f.is_method and f.cls == base]
+            if not targets:
+                continue
+            other = self.engine_for(ex, engine)
+            for t in targets:
+                other.bindings.update(bind_arguments(engine, call, caller, t, ex.data))
+            values = [other.eval(r, t) for t in targets for r in ex.filled(t).returns]
+            step = Step(path, targets[0].span, f"value returned by {base}.{name}() in {path}")
+            return [with_step(v, step) for v in values]
         return []
 
     def _defines(self, path: str, name: str) -> bool:
@@ -585,28 +580,33 @@ class Corpus:
         nothing. The nearest base that sets it answers."""
         from boundary_audit.static.calls import with_step
 
+        needle = target.encode()
+        for base, path, ex in self._base_files(engine, fn):
+            methods = [
+                f
+                for f in ex.all_functions()
+                if f.cls == base and needle in ex.data[f.span.start_byte : f.span.end_byte]
+            ]
+            found = [(m, d) for m in methods for d in ex.filled(m).defs.get(target, ())]
+            if not found:
+                continue
+            other = self.engine_for(ex, engine, shared=True)
+            values = [other.eval(d.value, m) for m, d in found]
+            step = Step(path, found[0][1].span, f"`{target}` as {base} sets it in {path}")
+            return [with_step(v, step) for v in values]
+        return []
+
+    def _base_files(self, engine: Engine, fn: Function) -> Iterator[tuple[str, str, Extractor]]:
+        """(base class, path, extractor) of each file of another path that declares a base
+        class of `fn`'s class, nearest base first (Python and JS/TS)."""
         family = FAMILY.get(engine.ex.lang)
         if fn.cls is None or family not in ("py", "js"):
-            return []
-        needle = target.encode()
+            return
         for base in self.ancestors(family, fn.cls):
             for path in self.candidates(engine.ex.lang, f"class {base}".encode(), engine.path):
                 ex = self.extractor(path)
-                if ex is None:
-                    continue
-                methods = [
-                    f
-                    for f in ex.all_functions()
-                    if f.cls == base and needle in ex.data[f.span.start_byte : f.span.end_byte]
-                ]
-                found = [(m, d) for m in methods for d in ex.filled(m).defs.get(target, ())]
-                if not found:
-                    continue
-                other = self.engine_for(ex, engine, shared=True)
-                values = [other.eval(d.value, m) for m, d in found]
-                step = Step(path, found[0][1].span, f"`{target}` as {base} sets it in {path}")
-                return [with_step(v, step) for v in values]
-        return []
+                if ex is not None:
+                    yield base, path, ex
 
     def return_values(
         self, engine: Engine, call: Call, canonical: str, caller: Function
@@ -698,12 +698,8 @@ def _join(base: str, rel: str) -> str:
 def _literal_taker(ex: Extractor, fn: Function) -> str | None:
     """The name of the function called with the object literal whose property `fn` is
     (`f({k: () => …})`, `o.f({k() {…}})`); None when `fn` is not such a property."""
-    node = fn.node.parent
-    if node is not None and node.type == "pair":
-        node = node.parent
-    elif fn.node.type != "method_definition":
-        return None
-    if node is None or node.type != "object":
+    node, _key = object_slot(fn.node)
+    if node is None:
         return None
     args = node.parent
     call = args.parent if args is not None and args.type == "arguments" else None

@@ -220,7 +220,7 @@ class ToolEntries:
                 if self._typed_tool(parent):
                     self._mark(fn, "value of a tool type")
             # a handler inside a tool object: `{name, description, parameters, run() {}}`
-            obj, key = _object_slot(node)
+            obj, key = object_slot(node)
             if obj is None or key is None:
                 continue
             keys = _object_keys(self.ex, obj)
@@ -425,7 +425,7 @@ def _ancestor(node: ts.Node, kind: str) -> ts.Node | None:
     return None
 
 
-def _object_slot(fn: ts.Node) -> tuple[ts.Node | None, str | None]:
+def object_slot(fn: ts.Node) -> tuple[ts.Node | None, str | None]:
     """(object literal, key) when a function is the value of a key or a method of an object."""
     parent = fn.parent
     if fn.type == "method_definition":
@@ -488,4 +488,4 @@ def _registered_args(ex: Extractor, call: ts.Node, w: Wrapper) -> list[ts.Node]:
     return out
 
 
-__all__ = ["Conventions", "ToolEntries", "conventions"]
+__all__ = ["Conventions", "ToolEntries", "conventions", "object_slot"]

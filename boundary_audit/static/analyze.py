@@ -23,7 +23,7 @@ from boundary_audit.static.extract import extractor_for
 from boundary_audit.static.extract.base import Extractor
 from boundary_audit.static.parsing import QUERY_DIALECT, TooDeep, parse, utf8_safe
 from boundary_audit.static.prefilter import may_have_sinks
-from boundary_audit.static.queries import bundle
+from boundary_audit.static.queries import FUNCTIONS, bundle
 from boundary_audit.static.sinks import FileContext, caller_findings, evaluate_sink
 from boundary_audit.static.templates import serialized_templates
 
@@ -31,6 +31,8 @@ CHECK_NAMES = tuple(c.name for c in CHECKS)
 SINK_NAMES = tuple(c.name for c in CHECKS if c.phase == "sink")
 AUX_NAMES = tuple(c.name for c in CHECKS if c.phase == "aux")
 GUARDED = tuple(c for c in CHECKS if c.phase == "guarded")
+_SINK_PASS = SINK_NAMES + AUX_NAMES
+"""The checks of a file's first query pass (with the extractor's function query)."""
 
 
 @dataclass
@@ -45,20 +47,50 @@ class FileResult:
 def collect_sites(lang: str, root: ts.Node, data: bytes | None = None) -> list[Site]:
     """Every site of every check in the tree.
 
-    One query pass finds the sinks; only a file with sinks gets the pass for the facts they
+    One query pass finds the sinks; only a file with sinks gets the sites of the facts they
     need (wrapping literals, file writes); guarded checks run only where their bytes occur.
     Without `data`, every check runs.
     """
+    return _collect(lang, root, data).sites
+
+
+@dataclass
+class _Pass:
+    """What the query passes over one file found."""
+
+    sites: list[Site]
+    aux: list[Site] | None = None
+    """The auxiliary checks' sites, where the sink pass matched them too (kept in `sites`
+    only if it found a sink)."""
+    functions: list[ts.Node] | None = None
+    """The nodes of the extractor's function query, where the sink pass matched it too."""
+
+
+def _collect(lang: str, root: ts.Node, data: bytes | None) -> _Pass:
+    found = _Pass([])
     if data is None or may_have_sinks(QUERY_DIALECT[lang], data):
-        sites = _run(lang, SINK_NAMES, root)
-    else:
-        sites = []
-    if data is None or any(isinstance(s, SinkSite) for s in sites):
-        sites += _run(lang, AUX_NAMES, root)
+        # NOTE(h2): one walk of the tree costs about the same whatever the patterns, so the
+        # sink pass matches the auxiliary checks and the functions too (`_SINK_PASS`), and
+        # keeps what they found for the file's extractor and for the sinks of its `apis`.
+        fn_query = extractor_for(lang).FUNCTION_QUERY
+        sites: dict[str, list[Site]] = {}
+        by_name = {c.name: c for c in CHECKS}
+        for name, matches in bundle(lang, _SINK_PASS, fn_query).run(root).items():
+            if name == FUNCTIONS:
+                found.functions = [caps["_fn"][0] for caps in matches]
+                continue
+            check = by_name[name]
+            out = sites.setdefault(check.phase, [])
+            for caps in matches:
+                out.extend(check.sites(lang, caps))
+        found.sites = sites.get("sink", [])
+        found.aux = sites.get("aux", [])
+    if any(isinstance(s, SinkSite) for s in found.sites):
+        found.sites += found.aux if found.aux is not None else _run(lang, AUX_NAMES, root)
     for check in GUARDED:
         if data is None or check.guard is None or check.guard.search(data):
-            sites += _run(lang, (check.name,), root)
-    return sites
+            found.sites += _run(lang, (check.name,), root)
+    return found
 
 
 def _run(lang: str, names: tuple[str, ...], root: ts.Node) -> list[Site]:
@@ -75,12 +107,13 @@ def bundles_for(lang: str, texts: Iterable[bytes] | None = None) -> None:
     """Compile the query bundles `collect_sites` will ask for on some of `texts` of `lang`
     (every bundle it may use without `texts`), before forking workers that inherit them.
 
-    The byte prefilters pick them: the sink bundle if some text may have sinks (with the
-    auxiliary one, which a file with sinks needs), a guarded check's if its guard matches
-    some text. A bundle missed here (the auxiliary one for a file whose only sites are the
-    `apis` ones) is compiled where it is first used."""
+    The byte prefilters pick them: the sink pass's bundle (with the auxiliary checks and
+    the function query) if some text may have sinks, a guarded check's if its guard matches
+    some text. A bundle missed here (the auxiliary one alone, for a file whose only sites
+    are the `apis` ones) is compiled where it is first used."""
+    fn_query = extractor_for(lang).FUNCTION_QUERY
     if texts is None:
-        wanted = [SINK_NAMES, AUX_NAMES, *((c.name,) for c in GUARDED)]
+        wanted = [_SINK_PASS, AUX_NAMES, *((c.name,) for c in GUARDED)]
     else:
         dialect = QUERY_DIALECT[lang]
         sinks, guarded = False, [c for c in GUARDED if c.guard is None]
@@ -92,10 +125,10 @@ def bundles_for(lang: str, texts: Iterable[bytes] | None = None) -> None:
             rest = [c for c in rest if c not in found]
             if sinks and not rest:
                 break
-        wanted = [SINK_NAMES, AUX_NAMES] if sinks else []
+        wanted = [_SINK_PASS] if sinks else []
         wanted += [(c.name,) for c in GUARDED if c in guarded]
     for names in wanted:
-        bundle(lang, names)
+        bundle(lang, names, fn_query if names is _SINK_PASS else "")
 
 
 def warm(lang: str, texts: list[bytes]) -> None:
@@ -152,20 +185,21 @@ def _analyze(
     data = utf8_safe(data)
     if tree is None:
         tree = parse(lang, data)
-    sites = collect_sites(lang, tree.root_node, data)
+    passed = _collect(lang, tree.root_node, data)
+    sites = passed.sites
     sinks = [s for s in sites if isinstance(s, SinkSite)]
     json_sites = [s for s in sites if isinstance(s, TemplateSite) and s.check == "BA501"]
     ex: Extractor | None = None
     if apis.may_have_sites(QUERY_DIALECT[lang], data):
-        ex = _extractor(path, data, lang, tree, shared)
+        ex = _extractor(path, data, lang, tree, shared, passed.functions)
         extra = apis.sites(ex)
         if extra and not sinks:
-            sites += _run(lang, AUX_NAMES, tree.root_node)
+            sites += passed.aux if passed.aux is not None else _run(lang, AUX_NAMES, tree.root_node)
         sinks += extra
     if not sinks and not json_sites:
         return FileResult()
     if ex is None:
-        ex = _extractor(path, data, lang, tree, shared)
+        ex = _extractor(path, data, lang, tree, shared, passed.functions)
     engine = Engine(ex, corpus)
     ctx = FileContext(
         engine,
@@ -192,12 +226,22 @@ def _analyze(
 
 
 def _extractor(
-    path: str, data: bytes, lang: str, tree: ts.Tree, corpus: crossfile.Corpus | None
+    path: str,
+    data: bytes,
+    lang: str,
+    tree: ts.Tree,
+    corpus: crossfile.Corpus | None,
+    functions: list[ts.Node] | None,
 ) -> Extractor:
     """The file's extractor: the corpus's (shared with the cross-file pass) when `corpus`
-    holds this very file, else a new one (which raises what the corpus's build swallowed)."""
+    holds this very file, else a new one (which raises what the corpus's build swallowed),
+    given the `functions` the query pass found in `tree`."""
     ex = corpus.main_extractor(path, tree) if corpus is not None else None
-    return ex if ex is not None else extractor_for(lang)(lang, path, data, tree)
+    if ex is None:
+        ex = extractor_for(lang)(lang, path, data, tree)
+    if functions is not None:
+        ex.found_functions(functions)
+    return ex
 
 
 def order_sinks(sinks: list[SinkSite]) -> list[SinkSite]:

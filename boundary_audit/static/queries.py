@@ -6,7 +6,10 @@ Capture roles are fixed: `@span` (required: the whole match), `@sink` (the API o
 `@arg.program` are allowed, and captures starting with `_` are predicate helpers. A query
 without `@span` or with an unknown role raises `QueryError` (a packaging bug, exit 1).
 All queries of one language are concatenated into one `QueryBundle` so a file is matched in a
-single pass; pattern indices map each match back to its check.
+single pass; pattern indices map each match back to its check. A bundle may also carry the
+extractor's function query (owner `FUNCTIONS`, capture `@_fn`), so the pass that finds a
+file's sinks also finds its functions: matching costs about one walk of the tree whatever
+the patterns, and a second walk for the functions alone cost as much again.
 """
 
 from __future__ import annotations
@@ -25,6 +28,9 @@ ROLES = ("span", "sink", "arg", "source", "sanitizer")
 """Capture roles a query may use (before any dotted refinement)."""
 
 Captures = dict[str, list[ts.Node]]
+
+FUNCTIONS = "(functions)"
+"""The owner of a bundle's function-query patterns (no check has this name)."""
 
 
 def query_path(dialect: str, check_name: str) -> str:
@@ -129,11 +135,14 @@ def _has_capture(query: ts.Query, pattern: int, capture: int) -> bool:
 
 
 @cache
-def bundle(lang: str, check_names: Sequence[str]) -> QueryBundle:
-    """One compiled query holding every listed check's patterns for `lang` (cached).
+def bundle(lang: str, check_names: Sequence[str], functions: str = "") -> QueryBundle:
+    """One compiled query holding every listed check's patterns for `lang` (cached), and
+    with `functions` (an extractor's `FUNCTION_QUERY`, capturing `@fn`) its patterns, owned
+    by `FUNCTIONS` and capturing `@_fn`.
 
     Each file is counted, not compiled, on its own; the combined query is compiled once and
-    every pattern is checked for a `@span` capture (QueryError naming the file otherwise).
+    every check's pattern is checked for a `@span` capture (QueryError naming the file
+    otherwise).
     """
     dialect = QUERY_DIALECT[lang]
     texts: list[str] = []
@@ -144,6 +153,9 @@ def bundle(lang: str, check_names: Sequence[str]) -> QueryBundle:
             continue
         texts.append(text)
         owners.extend([name] * count_patterns(text))
+    if functions:
+        texts.append(functions.replace("@fn", "@_fn"))
+        owners.extend([FUNCTIONS] * count_patterns(functions))
     if not texts:
         return QueryBundle(lang, None, ())
     combined = compile_text(lang, "\n".join(texts), f"queries for {lang}")
@@ -154,7 +166,7 @@ def bundle(lang: str, check_names: Sequence[str]) -> QueryBundle:
     names = [combined.capture_name(i) for i in range(combined.capture_count)]
     span = names.index("span") if "span" in names else -1
     for index, owner in enumerate(owners):
-        if span < 0 or not _has_capture(combined, index, span):
+        if owner != FUNCTIONS and (span < 0 or not _has_capture(combined, index, span)):
             raise QueryError(f"{query_path(dialect, owner)}: a pattern has no @span capture")
     validate_captures(combined, f"queries for {lang}")
     return QueryBundle(lang, combined, tuple(owners))

@@ -59,6 +59,7 @@ class Extractor:
         self._filled: set[int] = set()
         self._calls: dict[str, list[ts.Node]] | None = None
         self._all_functions: list[Function] | None = None
+        self._function_nodes: list[ts.Node] | None = None
         self._named: dict[str, list[Function]] = {}
         self._class_defs: dict[str, dict[str, list[Def]]] = {}
         self._depth = 0
@@ -146,12 +147,21 @@ class Extractor:
             cur = cur.parent
         return None
 
+    def found_functions(self, nodes: list[ts.Node]) -> None:
+        """The nodes `FUNCTION_QUERY` matches in this extractor's tree, found by a pass that
+        matched it there with other queries (`queries.FUNCTIONS`): `all_functions` then
+        runs no query of its own."""
+        if self._all_functions is None:
+            self._function_nodes = nodes
+
     def all_functions(self) -> list[Function]:
         """Every function of the file in document order (headers only)."""
         if self._all_functions is None:
-            query = _internal_query(self.lang, self.FUNCTION_QUERY)
-            nodes = [caps["fn"][0] for _, caps in ts.QueryCursor(query).matches(self.root)]
-            nodes.sort(key=lambda n: n.start_byte)
+            nodes = self._function_nodes
+            if nodes is None:
+                query = _internal_query(self.lang, self.FUNCTION_QUERY)
+                nodes = [caps["fn"][0] for _, caps in ts.QueryCursor(query).matches(self.root)]
+            nodes = sorted(nodes, key=lambda n: n.start_byte)
             self._all_functions = [self.function(n) for n in nodes]
         return self._all_functions
 

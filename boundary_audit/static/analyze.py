@@ -181,6 +181,8 @@ def _analyze(
 ) -> FileResult:
     # The corpus's parse of this file when it holds this file (the cross-file pass's too).
     shared = corpus if corpus is not None and corpus.files.get(path) == (lang, data) else None
+    if corpus is not None:
+        corpus.begin_file()
     tree = shared.tree(path, lang, data) if shared is not None else None
     data = utf8_safe(data)
     if tree is None:

@@ -197,6 +197,9 @@ class Corpus:
     _indexes: dict[str | None, CallIndex] = field(default_factory=dict)
     _engines: OrderedDict[tuple[str, int], Engine] = field(default_factory=OrderedDict)
     _quoters: dict[str | None, frozenset[str]] = field(default_factory=dict)
+    generation: int = 0
+    """How many files `begin_file` began: an engine kept from an earlier generation has
+    memoised values of another file's evaluation."""
 
     def extractor(self, path: str) -> Extractor | None:
         """The (cached) extractor of another file, or None if it cannot be analysed.
@@ -344,6 +347,14 @@ class Corpus:
         if found is None:
             found = self._sdk_methods[path] = sdk_methods_used(ex.lang, ex.data)
         return found
+
+    def begin_file(self) -> None:
+        """Forget what evaluating the previous file's sinks memoised (the callers' values
+        of parameters, the other files' shared engines), so that a file's findings do not
+        depend on which files its process analysed before it."""
+        self._params.clear()
+        self._engines.clear()
+        self.generation += 1
 
     def prepare(self) -> None:
         """Build the per-family tables the cross-file pass builds on first use (identifier

@@ -105,6 +105,8 @@ class Engine:
         self.corpus = corpus
         self.hops = 0
         """File boundaries crossed to reach this engine (cross-file tracing)."""
+        self.generation = corpus.generation if corpus is not None else 0
+        """The corpus's generation when this engine was made (`Corpus.begin_file`)."""
         self.bindings: dict[tuple[int, str], AValue] = {}
         """Parameter values fixed by the caller (a call-site specific evaluation)."""
         self._memo: dict[tuple[object, ...], AValue] = {}

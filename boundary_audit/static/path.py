@@ -193,6 +193,8 @@ class _Sink:
 
 
 _CACHE: OrderedDict[tuple[int, str], tuple[Extractor, Engine, tuple[Site, ...]]] = OrderedDict()
+"""(corpus, path) -> the file's extractor, an engine of the corpus's current generation
+(`Corpus.begin_file`), and its sites."""
 
 
 def _sink(primary: Location) -> _Sink | None:
@@ -215,6 +217,8 @@ def _sink(primary: Location) -> _Sink | None:
         _CACHE[key] = hit
         if len(_CACHE) > 16:
             _CACHE.popitem(last=False)
+    elif hit[1].generation != corpus.generation:
+        hit = _CACHE[key] = (hit[0], Engine(hit[0], corpus), hit[2])
     ex, engine, sites = hit
     for s in sites:
         if (

@@ -92,3 +92,32 @@ def test_auxiliary_sites_are_kept_only_beside_a_sink() -> None:
     tree = parse("python", data)
     sites = analyze.collect_sites("python", tree.root_node, data)
     assert ("BA102", 1) in [(s.check, s.span.start_point.row) for s in sites]
+
+
+def test_a_file_s_sinks_are_matched_once_per_scan(monkeypatch: pytest.MonkeyPatch) -> None:
+    # the path derivation re-reads the sink of each finding: from what the main pass kept
+    # (`path.keep_sites`), not from a second query pass over the file
+    from dataclasses import dataclass
+
+    from boundary_audit.static.engine import ScanOptions, scan_files
+
+    @dataclass(frozen=True)
+    class File:
+        path: str
+        data: bytes
+        skipped: str | None = None
+
+    walked: list[int] = []
+    collect = analyze._collect
+
+    def counting(lang: str, root: ts.Node, data: bytes | None) -> analyze._Pass:
+        walked.append(root.end_byte)
+        return collect(lang, root, data)
+
+    monkeypatch.setattr(analyze, "_collect", counting)
+    data = SOURCES["python"]
+    result = scan_files([File("t.py", data)], commit=None, options=ScanOptions(jobs=1))
+    assert [(f.primary.start_line, f.boundary_class.value) for f in result.findings] == [
+        (7, "nested-string")
+    ]
+    assert walked == [len(data)]

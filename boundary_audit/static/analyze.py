@@ -22,6 +22,7 @@ from boundary_audit.static.dataflow import Engine
 from boundary_audit.static.extract import extractor_for
 from boundary_audit.static.extract.base import Extractor
 from boundary_audit.static.parsing import QUERY_DIALECT, TooDeep, parse, utf8_safe
+from boundary_audit.static.path import keep_sites
 from boundary_audit.static.prefilter import may_have_sinks
 from boundary_audit.static.queries import FUNCTIONS, bundle
 from boundary_audit.static.sinks import FileContext, caller_findings, evaluate_sink
@@ -188,6 +189,7 @@ def _analyze(
     if tree is None:
         tree = parse(lang, data)
     passed = _collect(lang, tree.root_node, data)
+    first = tuple(passed.sites)
     sites = passed.sites
     sinks = [s for s in sites if isinstance(s, SinkSite)]
     json_sites = [s for s in sites if isinstance(s, TemplateSite) and s.check == "BA501"]
@@ -202,6 +204,8 @@ def _analyze(
         return FileResult()
     if ex is None:
         ex = _extractor(path, data, lang, tree, shared, passed.functions)
+    if shared is not None:
+        keep_sites(shared, path, ex, first)
     engine = Engine(ex, corpus)
     ctx = FileContext(
         engine,

@@ -197,6 +197,18 @@ _CACHE: OrderedDict[tuple[int, str], tuple[Extractor, Engine, tuple[Site, ...]]]
 (`Corpus.begin_file`), and its sites."""
 
 
+def keep_sites(corpus: crossfile.Corpus, path: str, ex: Extractor, sites: Sequence[Site]) -> None:
+    """What the main pass found in corpus file `path` (its extractor and `collect_sites`),
+    for `_sink` to re-read the file's sinks without a second query pass over it."""
+    key = (id(corpus), path)
+    if any(k[0] != key[0] for k in _CACHE):
+        _CACHE.clear()
+    _CACHE[key] = (ex, Engine(ex, corpus), tuple(sites))
+    _CACHE.move_to_end(key)
+    if len(_CACHE) > 16:
+        _CACHE.popitem(last=False)
+
+
 def _sink(primary: Location) -> _Sink | None:
     """The sink at `primary`, re-read through the installed corpus (None without one)."""
     corpus = crossfile.active()

@@ -34,6 +34,7 @@ AUX_NAMES = tuple(c.name for c in CHECKS if c.phase == "aux")
 GUARDED = tuple(c for c in CHECKS if c.phase == "guarded")
 _SINK_PASS = SINK_NAMES + AUX_NAMES
 """The checks of a file's first query pass (with the extractor's function query)."""
+_BY_NAME = {c.name: c for c in CHECKS}
 
 
 @dataclass
@@ -75,18 +76,17 @@ def _collect(lang: str, root: ts.Node, data: bytes | None) -> _Pass:
         # keeps what they found for the file's extractor and for the sinks of its `apis`.
         fn_query = extractor_for(lang).FUNCTION_QUERY
         sites: dict[str, list[Site]] = {}
-        by_name = {c.name: c for c in CHECKS}
         for name, matches in bundle(lang, _SINK_PASS, fn_query).run(root).items():
             if name == FUNCTIONS:
                 found.functions = [caps["_fn"][0] for caps in matches]
                 continue
-            check = by_name[name]
+            check = _BY_NAME[name]
             out = sites.setdefault(check.phase, [])
             for caps in matches:
                 out.extend(check.sites(lang, caps))
         found.sites = sites.get("sink", [])
         found.aux = sites.get("aux", [])
-    if any(isinstance(s, SinkSite) for s in found.sites):
+    if data is None or any(isinstance(s, SinkSite) for s in found.sites):
         found.sites += found.aux if found.aux is not None else _run(lang, AUX_NAMES, root)
     for check in GUARDED:
         if data is None or check.guard is None or check.guard.search(data):
@@ -95,10 +95,9 @@ def _collect(lang: str, root: ts.Node, data: bytes | None) -> _Pass:
 
 
 def _run(lang: str, names: tuple[str, ...], root: ts.Node) -> list[Site]:
-    by_name = {c.name: c for c in CHECKS}
     sites: list[Site] = []
     for name, matches in bundle(lang, names).run(root).items():
-        check = by_name[name]
+        check = _BY_NAME[name]
         for caps in matches:
             sites.extend(check.sites(lang, caps))
     return sites

@@ -446,15 +446,11 @@ class JavaScriptExtractor(Extractor):
 
     def filled(self, fn: Function) -> Function:
         """Arrow functions with an expression body return that expression."""
-        first = fn.key not in self._filled
+        if fn.key in self._filled:
+            return fn
         super().filled(fn)
         body = fn.node.child_by_field_name("body") if fn.key != -1 else None
-        if (
-            first
-            and body is not None
-            and fn.node.type == "arrow_function"
-            and body.type != "statement_block"
-        ):
+        if body is not None and fn.node.type == "arrow_function" and body.type != "statement_block":
             fn.returns.append(self.expr(body))
         return fn
 

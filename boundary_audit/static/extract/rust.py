@@ -355,10 +355,11 @@ class RustExtractor(RustMacros, Extractor):
 
     def filled(self, fn: Function) -> Function:
         """A function's tail expression is also a return value."""
-        first = fn.key not in self._filled
+        if fn.key in self._filled:
+            return fn
         super().filled(fn)
         body = fn.node.child_by_field_name("body") if fn.key != -1 else None
-        if first and body is not None:
+        if body is not None:
             tail = [c for c in body.named_children if "comment" not in c.type]
             if (
                 tail

@@ -200,13 +200,22 @@ _CACHE: OrderedDict[tuple[int, str], tuple[Extractor, Engine, tuple[Site, ...]]]
 def keep_sites(corpus: crossfile.Corpus, path: str, ex: Extractor, sites: Sequence[Site]) -> None:
     """What the main pass found in corpus file `path` (its extractor and `collect_sites`),
     for `_sink` to re-read the file's sinks without a second query pass over it."""
+    _remember(corpus, path, ex, tuple(sites))
+
+
+def _remember(
+    corpus: crossfile.Corpus, path: str, ex: Extractor, sites: tuple[Site, ...]
+) -> tuple[Extractor, Engine, tuple[Site, ...]]:
+    """Cache `path`'s extractor and sites with a new engine (the file itself: no hop, its
+    own budget), the most recent of at most 16 files of one corpus."""
     key = (id(corpus), path)
     if any(k[0] != key[0] for k in _CACHE):
-        _CACHE.clear()
-    _CACHE[key] = (ex, Engine(ex, corpus), tuple(sites))
+        _CACHE.clear()  # NOTE: another scan's corpus: its files (and engines) are not kept alive
+    hit = _CACHE[key] = (ex, Engine(ex, corpus), sites)
     _CACHE.move_to_end(key)
     if len(_CACHE) > 16:
         _CACHE.popitem(last=False)
+    return hit
 
 
 def _sink(primary: Location) -> _Sink | None:
@@ -214,23 +223,16 @@ def _sink(primary: Location) -> _Sink | None:
     corpus = crossfile.active()
     if corpus is None or primary.path not in corpus.files:
         return None
-    key = (id(corpus), primary.path)
-    if any(k[0] != key[0] for k in _CACHE):
-        _CACHE.clear()  # NOTE: another scan's corpus: its files (and engines) are not kept alive
-    hit = _CACHE.get(key)
+    hit = _CACHE.get((id(corpus), primary.path))
     if hit is None:
         ex = corpus.extractor(primary.path)
         if ex is None:
             return None
         from boundary_audit.static.analyze import collect_sites  # noqa: PLC0415 - a cycle
 
-        sites = tuple(collect_sites(ex.lang, ex.root, ex.data))
-        hit = (ex, Engine(ex, corpus), sites)  # the file itself: no hop, its own budget
-        _CACHE[key] = hit
-        if len(_CACHE) > 16:
-            _CACHE.popitem(last=False)
+        hit = _remember(corpus, primary.path, ex, tuple(collect_sites(ex.lang, ex.root, ex.data)))
     elif hit[1].generation != corpus.generation:
-        hit = _CACHE[key] = (hit[0], Engine(hit[0], corpus), hit[2])
+        hit = _remember(corpus, primary.path, hit[0], hit[2])
     ex, engine, sites = hit
     for s in sites:
         if (

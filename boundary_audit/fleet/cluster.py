@@ -11,7 +11,9 @@ each; the runs of a batch go `jobs` at a time through the worker's sandbox). Loc
 - die with the client (distributed's nanny holds a pipe to each worker, which exits when it
   closes), so a `kill -9` of the fleet leaves no worker behind; each worker's own supervisor
   guardian then reaps what its sandboxes left;
-- log to `<store>/logs/` (Dask's messages never reach the terminal) and have no dashboard.
+- log to `<store>/logs/` (Dask's messages never reach the terminal: the client's go to
+  `cluster.log`, each worker's to `worker-PID.log`, `FleetPlugin.setup`) and have no
+  dashboard.
 
 The `FleetPlugin` runs in every worker, local or remote: its teardown closes the worker's
 sandboxes and transports.
@@ -21,6 +23,7 @@ from __future__ import annotations
 
 import contextlib
 import logging
+import os
 import signal
 from collections.abc import Iterator
 from pathlib import Path
@@ -37,16 +40,21 @@ class ClusterError(BoundaryAuditError):
     exit_code = ExitCode.ENVIRONMENT
 
 
-def _quiet(log_dir: Path) -> None:
-    """Send distributed's and tornado's logs to a file, not the terminal."""
-    handler = logging.FileHandler(log_dir / "cluster.log", encoding="utf-8")
+def _quiet(log_dir: Path, name: str = "cluster.log") -> None:
+    """Send distributed's and tornado's logs to file `name` of `log_dir`, not the terminal."""
+    handler = logging.FileHandler(log_dir / name, encoding="utf-8")
     handler.setFormatter(logging.Formatter("%(asctime)s %(name)s %(levelname)s %(message)s"))
-    for name in ("distributed", "tornado", "asyncio", "bokeh"):
+    tops = ("distributed", "tornado", "asyncio", "bokeh")
+    # distributed gives some child loggers (`tornado.application`, `distributed.client`)
+    # their own stderr handler: those now pass their records up to the file instead
+    children = [n for n in list(logging.root.manager.loggerDict) if n.split(".", 1)[0] in tops]
+    for name in [*children, *tops]:
         lg = logging.getLogger(name)
         for h in list(lg.handlers):
             lg.removeHandler(h)
-        lg.addHandler(handler)
-        lg.propagate = False
+        lg.propagate = name not in tops
+    for name in tops:
+        logging.getLogger(name).addHandler(handler)
 
 
 class FleetPlugin(WorkerPlugin):
@@ -55,8 +63,17 @@ class FleetPlugin(WorkerPlugin):
     name = "boundary-audit-fleet"
     idempotent = True
 
+    def __init__(self, log_dir: str | None = None) -> None:
+        self.log_dir = log_dir
+
     def setup(self, worker: Any) -> None:
-        """Nothing: a worker's state is made by its first unit."""
+        """Send the worker's own Dask, tornado and asyncio logs to `<log_dir>/worker-PID.log`:
+        a worker process writes to the fleet's stderr, and one that loses its client (a
+        Ctrl-C, a closed cluster) logs the tracebacks of its failed callbacks. A worker's
+        state is made by its first unit."""
+        if self.log_dir is not None:
+            with contextlib.suppress(OSError):
+                _quiet(Path(self.log_dir), f"worker-{os.getpid()}.log")
 
     def teardown(self, worker: Any) -> None:
         """Close every plan's sandboxes and transports on this worker."""
@@ -107,7 +124,7 @@ def connect(scheduler: str | None, workers: int, log_dir: Path) -> Iterator[Any]
             finally:
                 signal.signal(signal.SIGINT, previous)
             client = distributed.Client(cluster, set_as_default=False)
-        client.register_plugin(FleetPlugin(), name=FleetPlugin.name)
+        client.register_plugin(FleetPlugin(str(log_dir)), name=FleetPlugin.name)
         try:
             yield client
         finally:

@@ -31,24 +31,25 @@ from __future__ import annotations
 
 import atexit
 import contextlib
-import ctypes
 import errno
 import fcntl
 import itertools
-import json
 import os
-import shutil
 import signal
-import socket
-import subprocess
 import sys
 import threading
 import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
-from typing import Any
 
-from boundary_audit._spawn import popen
+TYPE_CHECKING = False  # NOTE: not typing's: the guardian does not import typing
+if TYPE_CHECKING:
+    import subprocess
+    from typing import Any
+
+# NOTE: json, shutil, ctypes, socket and subprocess are imported where they are used: the
+# guardian is a process of its own that starts with every run and mostly finds nothing to
+# reap, so it loads only what waiting and checking for stale ledgers need.
 
 ENV_STATE = "BOUNDARY_AUDIT_STATE_DIR"
 MNT_DETACH = 2
@@ -126,11 +127,15 @@ def _rmtree(path: Path) -> None:
         for d in dirs:
             with contextlib.suppress(OSError):
                 os.chmod(os.path.join(top, d), 0o700, follow_symlinks=False)
+    import shutil
+
     shutil.rmtree(path, ignore_errors=True)
 
 
 def unmount(path: Path) -> bool:
     """Lazily unmount `path` (umount2 MNT_DETACH); True if it is no longer a mount point."""
+    import ctypes
+
     libc = ctypes.CDLL(None, use_errno=True)
     if libc.umount2(os.fsencode(path), MNT_DETACH) != 0:
         err = ctypes.get_errno()
@@ -219,6 +224,8 @@ def _reap_uid(rec: dict[str, Any]) -> None:
 
 def engine_request(sock: str, method: str, path: str, timeout: float = 10.0) -> int:
     """One HTTP/1.0 request to a Docker engine's unix socket; the status code (0 on failure)."""
+    import socket
+
     try:
         with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as s:
             s.settimeout(timeout)
@@ -269,6 +276,8 @@ def reap_records(records: list[dict[str, Any]]) -> None:
 
 def read_ledger(path: Path) -> list[dict[str, Any]]:
     """The resources of a ledger file that were registered and not released."""
+    import json
+
     live: dict[int, dict[str, Any]] = {}
     try:
         lines = path.read_text("utf-8", "replace").splitlines()
@@ -339,6 +348,10 @@ class Ledger:
         self._start_guardian()
 
     def _start_guardian(self) -> None:
+        import subprocess
+
+        from boundary_audit._spawn import popen
+
         read_end, write_end = os.pipe()
         os.set_inheritable(read_end, True)
         try:
@@ -370,6 +383,8 @@ class Ledger:
         """Record a resource; returns the token that `release` takes."""
         if kind not in _REAPERS:
             raise ValueError(f"unknown resource kind {kind!r}")
+        import json
+
         with self._lock:
             token = self._next
             self._next += 1
@@ -380,6 +395,8 @@ class Ledger:
 
     def release(self, token: int) -> None:
         """Forget a resource its owner has cleaned up itself."""
+        import json
+
         with self._lock:
             if self._live.pop(token, None) is None:
                 return
@@ -400,6 +417,8 @@ class Ledger:
             os.close(self._guard_pipe)
             self._guard_pipe = -1
         if self._guard is not None:
+            import subprocess
+
             with contextlib.suppress(subprocess.TimeoutExpired):
                 self._guard.wait(timeout=5)
 
@@ -512,10 +531,14 @@ class Shared:
 
     def set_owner(self, pid: int) -> None:
         """Record that boundary-audit started the daemon `pid` (call under `locked`)."""
+        import json
+
         (self.dir / "owner.json").write_text(json.dumps({"pid": pid, "start": start_time(pid)}))
 
     def owner(self) -> dict[str, Any] | None:
         """The recorded daemon, or None if boundary-audit did not start the running one."""
+        import json
+
         try:
             data = json.loads((self.dir / "owner.json").read_text())
         except (OSError, ValueError):

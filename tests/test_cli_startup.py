@@ -82,7 +82,6 @@ def test_help_lists_every_command_without_importing_one() -> None:
         assert f" {entry.name} " in done.stdout
     assert _ours(modules) == {
         "boundary_audit",
-        "boundary_audit._spawn",
         "boundary_audit.cli",
         "boundary_audit.commands",
         "boundary_audit.commands.coercion",

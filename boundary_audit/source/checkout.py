@@ -89,11 +89,24 @@ class Checkout:
     shadow: Shadow | None = field(default=None, repr=False, compare=False)
     """For a local repository: the private git directory git runs in (see `shadow`); it
     lives as long as this Checkout."""
+    _listing: list[list[TreeEntry]] = field(
+        default_factory=list, init=False, repr=False, compare=False
+    )
+    """The commit's tree, listed once (a commit's tree never changes); empty until then."""
 
     @property
     def reads(self) -> Path:
         """The git directory every git command of this checkout runs in."""
         return self.shadow.path if self.shadow is not None else self.git_dir
+
+    def entries(self) -> list[TreeEntry]:
+        """Every blob, symlink and gitlink of the commit's tree, in tree order (one `ls-tree`
+        per Checkout: the config discovery, the scan and the sink texts all read it)."""
+        if not self._listing:
+            self._listing.append(
+                list_tree(self.reads, self.sha, timeout=self.timeout, where=self.git_dir)
+            )
+        return list(self._listing[0])
 
     def files(
         self, *, max_bytes: int = DEFAULT_MAX_BYTES, paths: Iterable[str] | None = None
@@ -103,7 +116,7 @@ class Checkout:
         `paths` holds display paths of files or directories; one that matches nothing is
         yielded as skipped "no such path" after the others.
         """
-        entries = list_tree(self.reads, self.sha, timeout=self.timeout, where=self.git_dir)
+        entries = self.entries()
         unmatched: list[str] = []
         if paths is not None:
             entries, unmatched = _select(entries, paths)
@@ -155,11 +168,7 @@ class Checkout:
 
     def _entry(self, path: str | bytes) -> TreeEntry:
         if isinstance(path, str) and "\\x" in path:
-            matches = [
-                e
-                for e in list_tree(self.reads, self.sha, timeout=self.timeout, where=self.git_dir)
-                if e.path == path
-            ]
+            matches = [e for e in self.entries() if e.path == path]
         else:
             raw = path if isinstance(path, bytes) else path.encode("utf-8", "surrogateescape")
             raw = raw.strip(b"/")

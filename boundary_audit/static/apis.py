@@ -184,14 +184,10 @@ def uses(dialect: str, data: bytes, sdk: Sdk) -> bool:
 
 
 @cache
-def _module_tests(
-    dialect: str,
-) -> tuple[tuple[Sdk, tuple[tuple[bytes, re.Pattern[bytes]], ...]], ...]:
-    """`dialect`'s SDKs, each with its modules' bytes and import patterns (built once)."""
-    return tuple(
-        (sdk, tuple((m.encode(), _module_pattern(dialect, m)) for m in sdk.modules))
-        for sdk in sdks(dialect)
-    )
+def _module_tests(dialect: str) -> tuple[tuple[Sdk, tuple[tuple[bytes, str], ...]], ...]:
+    """`dialect`'s SDKs, each with its modules' bytes and names (built once); a module's
+    import pattern is compiled only once some file holds its name (`_module_pattern`)."""
+    return tuple((sdk, tuple((m.encode(), m) for m in sdk.modules)) for sdk in sdks(dialect))
 
 
 @lru_cache(maxsize=8)
@@ -204,10 +200,12 @@ def used(dialect: str, data: bytes) -> tuple[Sdk, ...]:
         if sdk.requires and not any(r in data for r in sdk.requires):
             continue
         hit = not modules
-        for module, pattern in modules:
+        for module, name in modules:
             found = seen.get(module)
             if found is None:
-                found = seen[module] = module in data and pattern.search(data) is not None
+                found = seen[module] = (
+                    module in data and _module_pattern(dialect, name).search(data) is not None
+                )
             if found:
                 hit = True
                 break

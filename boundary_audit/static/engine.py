@@ -14,13 +14,11 @@ in the parent and inherited by every worker (`crossfile.adopt`).
 
 from __future__ import annotations
 
-import multiprocessing
 import os
 from collections.abc import Iterable
-from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Protocol
+from typing import TYPE_CHECKING, Protocol
 
 from boundary_audit.errors import ScanError
 from boundary_audit.finding import Finding, Skipped
@@ -28,6 +26,9 @@ from boundary_audit.static import crossfile
 from boundary_audit.static.analyze import FileResult, analyze_file, warm
 from boundary_audit.static.parsing import detect_language
 from boundary_audit.static.scope import in_scope
+
+if TYPE_CHECKING:
+    import multiprocessing.context
 
 
 class SourceFileLike(Protocol):
@@ -143,6 +144,8 @@ def _chunks(work: list[_Work], n: int) -> list[list[_Work]]:
 
 
 def _pool_context() -> multiprocessing.context.BaseContext:
+    import multiprocessing
+
     methods = multiprocessing.get_all_start_methods()
     return multiprocessing.get_context("fork" if "fork" in methods else "spawn")
 
@@ -164,6 +167,10 @@ def _analyse(work: list[_Work], commit: str | None, options: ScanOptions) -> lis
         warm(lang, [data for _, data, lg in work if lg == lang])
     shared = crossfile.Corpus(corpus)
     shared.prepare()
+    # NOTE: imported here: a scan of fewer than 4 files (or with one job) never forks, and
+    # the pool's modules cost a small scan's start-up more than its analysis.
+    from concurrent.futures import ProcessPoolExecutor
+
     try:
         with ProcessPoolExecutor(
             max_workers=options.jobs,

@@ -102,6 +102,28 @@ def test_paths_selects_files_and_directories_and_reports_unknown(
     assert [f.path for f in co.files(paths=[])] == []
 
 
+def test_a_checkout_lists_its_tree_once(
+    menagerie: tuple[Path, str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from boundary_audit.source import checkout
+
+    calls: list[bytes | None] = []
+    real = checkout.list_tree
+
+    def counted(*args: object, path: bytes | None = None, **kw: object) -> object:
+        calls.append(path)
+        return real(*args, path=path, **kw)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(checkout, "list_tree", counted)
+    co = open_checkout(str(menagerie[0]))
+    first = [f.path for f in co.files()]
+    assert [f.path for f in co.files(paths=["a.py"])] == ["a.py"]
+    assert [f.path for f in co.files(paths=["nope"])] == ["nope"]
+    assert co.read("caf\\xe9/\\xff.py") == b"name is latin-1\n"
+    assert [f.path for f in co.files()] == first
+    assert calls == [None]  # the whole tree, once; config, scan and sink texts all reuse it
+
+
 def test_read_returns_exact_bytes_and_refuses_non_files(menagerie: tuple[Path, str]) -> None:
     co = open_checkout(str(menagerie[0]))
     assert co.read("blob/nul_at_8191") == b"x" * 8191 + b"\0"  # read() ignores binary and size

@@ -148,10 +148,12 @@ class Engine:
         if hit is not None:
             return hit
         self._alive[id(expr)] = expr
-        return self._guarded(key, lambda: self._eval(expr, fn))
+        return self._guarded(key, self._eval, expr, fn)
 
-    def _guarded(self, key: tuple[object, ...], compute: Callable[[], AValue]) -> AValue:
-        """`compute()` with cycle cuts and memoisation by strongly connected component.
+    def _guarded(
+        self, key: tuple[object, ...], compute: Callable[..., AValue], *args: object
+    ) -> AValue:
+        """`compute(*args)` with cycle cuts and memoisation by strongly connected component.
 
         A cycle contributes nothing (the least fixpoint of the other paths). A result that a
         cut made return into an evaluation still in progress is partial until that one ends,
@@ -172,7 +174,7 @@ class Engine:
         outer, self._low = self._low, _NEVER
         low = -1
         try:
-            result = compute()
+            result = compute(*args)
             low = self._low
         finally:
             del self._busy[key]
@@ -342,7 +344,7 @@ class Engine:
             return UNKNOWN_OPAQUE
         self.depth += 1
         try:
-            return self._capped(lambda: self._guarded(key, lambda: self._param(fn, name)))
+            return self._capped(lambda: self._guarded(key, self._param, fn, name))
         finally:
             self.depth -= 1
 

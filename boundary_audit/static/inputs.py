@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from functools import cache
+from functools import cache, lru_cache
 
 from boundary_audit.static import catalogue
 from boundary_audit.static.ir import Span
@@ -72,8 +72,12 @@ class InputTables:
         return None
 
 
+@lru_cache(maxsize=4096)
 def _last(name: str) -> str:
-    return re.split(r"\.|::|/", name)[-1]
+    return _SEPARATORS.split(name)[-1]
+
+
+_SEPARATORS = re.compile(r"\.|::|/")
 
 
 def _suffix(cn: str, spelling: str, rust: bool) -> bool:

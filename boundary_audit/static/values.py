@@ -13,6 +13,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
+from typing import TypeVar
 
 from boundary_audit.static.ir import Span
 from boundary_audit.taxonomy import Contract
@@ -91,16 +92,23 @@ class Prov:
 
     def join(self, other: Prov) -> Prov:
         """The union of two provenances."""
-        if other is self or other == EMPTY:
+        # NOTE: the hottest call of the dataflow engine: emptiness is tested field by field
+        # (what `== EMPTY` compares, without building two tuples), and a union with an
+        # empty or identical set is that set.
+        if other is self or other is EMPTY:
             return self
-        if self == EMPTY:
+        if self is EMPTY:
+            return other
+        if not (other.origins or other.unknown or other.vars or other.steps or other.inputs):
+            return self
+        if not (self.origins or self.unknown or self.vars or self.steps or self.inputs):
             return other
         return Prov(
-            self.origins | other.origins,
+            _union(self.origins, other.origins),
             self.unknown or other.unknown,
-            self.vars | other.vars,
-            self.steps | other.steps,
-            self.inputs | other.inputs,
+            _union(self.vars, other.vars),
+            _union(self.steps, other.steps),
+            _union(self.inputs, other.inputs),
         )
 
     def with_var(self, var: tuple[str, int, str]) -> Prov:
@@ -141,6 +149,15 @@ class Prov:
 
 EMPTY = Prov()
 UNKNOWN = Prov(unknown=True)
+
+
+_T = TypeVar("_T")
+
+
+def _union(a: frozenset[_T], b: frozenset[_T]) -> frozenset[_T]:
+    if a is b or not b:
+        return a
+    return b if not a else a | b
 
 
 def join_all(provs: Iterable[Prov]) -> Prov:

@@ -56,6 +56,8 @@ class Extractor:
         self.root = tree.root_node
         self._exprs: dict[int, Expr] = {}
         self._functions: dict[int, Function] = {}
+        self._function_at: dict[int, Function] = {}
+        self._name_nodes: dict[str, list[ts.Node]] = {}
         self._filled: set[int] = set()
         self._calls: dict[str, list[ts.Node]] | None = None
         self._all_functions: list[Function] | None = None
@@ -110,13 +112,21 @@ class Extractor:
 
     # -- functions --------------------------------------------------------------------------
     def function_at(self, node: ts.Node) -> Function:
-        """The innermost function containing `node` (the module pseudo-function at top level)."""
+        """The innermost function containing `node` (the module pseudo-function at top level);
+        kept per node, since each `parent` step is a walk down from the root in tree-sitter."""
+        fn = self._function_at.get(node.id)
+        if fn is not None:
+            return fn
         cur = node.parent
         while cur is not None:
             if cur.type in self.FUNCTION_TYPES:
-                return self.function(cur)
+                fn = self.function(cur)
+                break
             cur = cur.parent
-        return self.module()
+        else:
+            fn = self.module()
+        self._function_at[node.id] = fn
+        return fn
 
     def module(self) -> Function:
         """The module's top level as a pseudo-function with key -1."""
@@ -214,7 +224,13 @@ class Extractor:
         return {}
 
     def name_nodes(self, name: str) -> list[ts.Node]:
-        """Leaf nodes whose text is exactly `name` (located by a byte search)."""
+        """Leaf nodes whose text is exactly `name` (located by a byte search; kept per name)."""
+        kept = self._name_nodes.get(name)
+        if kept is None:
+            kept = self._name_nodes[name] = self._find_name_nodes(name)
+        return list(kept)
+
+    def _find_name_nodes(self, name: str) -> list[ts.Node]:
         if not name or not name.replace("_", "a").replace("$", "a").isalnum():
             return []
         needle = name.encode()

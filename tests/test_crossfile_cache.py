@@ -82,7 +82,7 @@ def test_findings_do_not_depend_on_the_caches(
 ) -> None:
     cached, _ = _scan(tmp_path, monkeypatch)
     monkeypatch.setattr(crossfile, "MAX_RECENT_BYTES", 0)
-    monkeypatch.setattr(crossfile, "MAX_EXTRACTORS", 0)
+    monkeypatch.setattr(crossfile, "MAX_EXTRACTOR_BYTES", 0)
     uncached, parsed = _scan(tmp_path, monkeypatch)
     assert len(parsed) > len(FILES)  # the cross-file pass parsed again what it traced into
     assert uncached == cached
@@ -102,3 +102,23 @@ def test_the_kept_trees_are_bounded(monkeypatch: pytest.MonkeyPatch) -> None:
     other = corpus.tree("m0.py", "python", b"y = 2\n")
     assert other.root_node.text == b"y = 2\n" and "m0.py" not in corpus._recent
     assert corpus.main_extractor("m0.py", other) is None
+
+
+def test_the_kept_extractors_are_bounded_by_their_source_bytes(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setattr(crossfile, "MAX_RECENT_BYTES", 0)
+    monkeypatch.setattr(crossfile, "MAX_EXTRACTOR_BYTES", 100)
+    files = {f"m{i}.py": ("python", f"x{i} = {'1' * 40}\n".encode()) for i in range(4)}
+    corpus = crossfile.Corpus(files)
+    first = corpus.extractor("m0.py")
+    assert first is not None and corpus.extractor("m0.py") is first  # kept, not rebuilt
+    corpus.extractor("m1.py")
+    assert list(corpus._extractors) == ["m0.py", "m1.py"] and corpus._extractor_bytes == 92
+    corpus.extractor("m0.py")  # used again: now the most recent
+    corpus.extractor("m2.py")  # 138 bytes: the least recently used (m1.py) goes
+    assert list(corpus._extractors) == ["m0.py", "m2.py"] and corpus._extractor_bytes == 92
+    assert corpus.extractor("m0.py") is first
+    monkeypatch.setattr(crossfile, "MAX_EXTRACTOR_BYTES", 0)
+    corpus.extractor("m3.py")  # over any bound, the latest is still kept
+    assert list(corpus._extractors) == ["m3.py"] and corpus._extractor_bytes == 46

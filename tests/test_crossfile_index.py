@@ -112,17 +112,45 @@ def test_what_the_index_finds_in_the_tricky_files() -> None:
     assert corpus.candidates("shell", b"run_tool(", "") == ["g/fn.sh"]
 
 
-def test_the_index_is_built_lazily_once_per_family_and_without_the_joined_text() -> None:
+def test_the_index_is_built_lazily_once_per_family_and_the_files_never_joined() -> None:
     corpus = Corpus(dict(FILES))
-    assert corpus._indexes == {} and corpus._blobs == {}
+    assert corpus._indexes == {}
     corpus.candidates("python", b"run_tool(", "")
     corpus.candidates("python", b".agent(", "")
-    assert list(corpus._indexes) == ["py"] and corpus._blobs == {}
+    assert list(corpus._indexes) == ["py"]
     index = corpus._indexes["py"]
     corpus.candidates("python", b"tool(", "")
     assert corpus._indexes["py"] is index
-    corpus.candidates("typescript", b"run_tool (", "")  # not NAME(: the text search
-    assert list(corpus._indexes) == ["py"] and list(corpus._blobs) == ["js"]
+    found = corpus.candidates("typescript", b"run_tool (", "")  # not NAME(: the text search
+    assert list(corpus._indexes) == ["py"]
+    assert found == brute(corpus, "typescript", b"run_tool (", "")
+    # nothing in the corpus holds a copy of a family's text (a second corpus in memory)
+    sizes = {len(data) for _, data in FILES.values()}
+    held = [v for v in vars(corpus).values() if isinstance(v, dict)]
+    assert not any(
+        isinstance(x, bytes) and len(x) > max(sizes) for d in held for x in _walk(d.values())
+    )
+
+
+def _walk(values: object) -> list[object]:
+    out: list[object] = []
+    for v in values:  # type: ignore[attr-defined]
+        out.append(v)
+        if isinstance(v, (tuple, list)):
+            out += _walk(v)
+    return out
+
+
+def test_class_headers_and_quoting_helpers_do_not_run_across_files() -> None:
+    files = {
+        "a/open.py": ("python", b"class Half(Base,\n"),  # cut short: no `)` in this file
+        "b/next.py": ("python", b"x = 1)\nclass Whole(Other):\n    pass\n"),
+        "c/def.py": ("python", b"def shell_quote(s):\n    return s\n"),
+        "d/idiom.py": ("python", b"Q = \"'\\\\''\"\n"),  # the idiom, no definition here
+    }
+    corpus = Corpus(files)
+    assert corpus.class_bases("py") == {"Whole": frozenset({"Other"})}
+    assert corpus.quoters("py") == frozenset()
 
 
 def test_prepare_builds_every_familys_tables_as_a_lazy_build_would() -> None:

@@ -13,7 +13,7 @@ tracing stays cheap and deterministic.
 A file is parsed once per process where the bounded caches allow: the main pass takes its
 tree and its extractor from the corpus (`Corpus.tree`, `Corpus.main_extractor`), which
 keeps those of its latest files (`MAX_RECENT_BYTES`) for the cross-file pass, and the
-extractors the cross-file pass asked for (`MAX_EXTRACTORS`) for the main pass. An extractor
+extractors the cross-file pass asked for (`MAX_EXTRACTOR_BYTES`) for the main pass. An extractor
 is a lazily filled, deterministic view of its tree, so whichever pass builds it first, the
 values it gives are the same.
 """
@@ -46,8 +46,13 @@ MAX_HOPS = 2
 """How many file boundaries one trace may cross."""
 MAX_FILES = 12
 """Candidate files examined per function."""
-MAX_EXTRACTORS = 64
-"""Extractors the cross-file pass asked for, kept per process (least recently used dropped)."""
+MAX_EXTRACTOR_BYTES = 2 * 1024 * 1024
+"""Source bytes of the extractors the cross-file pass asked for, kept per process (the least
+recently used dropped beyond it, the latest always kept). An extractor costs about 23 bytes
+of tree and up to 13 of IR per source byte, so this is about 70 MiB at most. The files a
+real harness's cross-file pass asks for fit: MetaGPT@ba28689 asks for 234 files (1.6 MB),
+openai-agents-js@6d0c61a for 92 (2.5 MB); the count bound of 64 extractors this replaced
+made the first parse 279 files again, 36% of its parses (benchmarks/README.md)."""
 MAX_RECENT_BYTES = 256 * 1024
 """Source bytes of the main pass's latest files whose trees (or extractors) are kept per
 process for the cross-file pass. A tree costs about 20 bytes of memory per source byte, so
@@ -189,9 +194,11 @@ class Corpus:
     """The main pass's latest files: their trees, or their extractors once it built them."""
     _recent_bytes: int = 0
     """Source bytes of the files in `_recent`."""
+    _extractor_bytes: int = 0
+    """Source bytes of the files in `_extractors`."""
     _params: dict[tuple[str, int, str, bool], list[AValue]] = field(default_factory=dict)
     _found: dict[tuple[str | None, bytes], list[str]] = field(default_factory=dict)
-    _blobs: dict[str | None, tuple[bytes, list[int], list[str]]] = field(default_factory=dict)
+    _families: dict[str | None, list[str]] = field(default_factory=dict)
     _bases: dict[str, dict[str, frozenset[str]]] = field(default_factory=dict)
     _sdk_methods: dict[str, frozenset[str]] = field(default_factory=dict)
     _indexes: dict[str | None, CallIndex] = field(default_factory=dict)
@@ -224,8 +231,10 @@ class Corpus:
             except (TooDeep, RecursionError, ValueError):
                 ex = None
         self._extractors[path] = ex
-        if len(self._extractors) > MAX_EXTRACTORS:
-            self._extractors.popitem(last=False)
+        self._extractor_bytes += len(self.files[path][1])
+        while len(self._extractors) > 1 and self._extractor_bytes > MAX_EXTRACTOR_BYTES:
+            old, _ = self._extractors.popitem(last=False)
+            self._extractor_bytes -= len(self.files[old][1])
         return ex
 
     def tree(self, path: str, lang: str, data: bytes) -> ts.Tree:
@@ -279,7 +288,9 @@ class Corpus:
 
         A needle of the form `NAME(`, `.NAME(` or `.NAME!(` (NAME all identifier bytes,
         `_IDENT`) is answered from the family's identifier index (`index`), any other by a
-        search of the family's joined text (`blob`); both give the same list.
+        substring test of each of the family's files; both give the same list. (The files
+        are never joined into one text: that was a second copy of the corpus in memory, and
+        it let a class header or a quoting helper's name run across two files.)
         """
         family = FAMILY.get(lang)
         key = (family, needle)
@@ -298,25 +309,18 @@ class Corpus:
         return [p for p in self._found[key] if p != exclude][:MAX_FILES]
 
     def _search(self, family: str | None, needle: bytes) -> list[str]:
-        """Paths of `family` whose text contains `needle`, by one pass over the joined text."""
-        if not needle:
-            return self.family_paths(family)  # every text contains it (`find` would not move)
-        blob, starts, paths = self.blob(family)
-        hits: list[str] = []
-        at = blob.find(needle)
-        while at >= 0:
-            index = bisect.bisect_right(starts, at) - 1
-            end = starts[index + 1] - 1 if index + 1 < len(starts) else len(blob)
-            if at + len(needle) <= end:
-                hits.append(paths[index])
-                at = blob.find(needle, end + 1)
-            else:  # NOTE: a needle with a NUL across the separator is not in either file
-                at = blob.find(needle, at + 1)
-        return hits
+        """Paths of `family` whose text contains `needle`, in path order."""
+        files = self.files
+        return [p for p in self.family_paths(family) if needle in files[p][1]]
 
     def family_paths(self, family: str | None) -> list[str]:
         """The sorted paths of a language family."""
-        return [p for p, (lg, _) in sorted(self.files.items()) if FAMILY.get(lg) == family]
+        cached = self._families.get(family)
+        if cached is None:
+            cached = self._families[family] = [
+                p for p, (lg, _) in sorted(self.files.items()) if FAMILY.get(lg) == family
+            ]
+        return list(cached)
 
     def index(self, family: str | None) -> CallIndex:
         """The (cached) identifier index of a language family, built on first use."""
@@ -326,19 +330,6 @@ class Corpus:
             cached = self._indexes[family] = CallIndex.build(
                 paths, [self.files[p][1] for p in paths]
             )
-        return cached
-
-    def blob(self, family: str | None) -> tuple[bytes, list[int], list[str]]:
-        """All files of a language family joined (NUL-separated), with their start offsets."""
-        cached = self._blobs.get(family)
-        if cached is None:
-            paths = self.family_paths(family)
-            starts, parts, pos = [], [], 0
-            for p in paths:
-                starts.append(pos)
-                parts.append(self.files[p][1])
-                pos += len(self.files[p][1]) + 1
-            cached = self._blobs[family] = (b"\0".join(parts), starts, paths)
         return cached
 
     def sdk_methods(self, path: str, ex: Extractor) -> frozenset[str]:
@@ -358,7 +349,7 @@ class Corpus:
 
     def prepare(self) -> None:
         """Build the per-family tables the cross-file pass builds on first use (identifier
-        index, joined text, class bases, quoting helpers) for every family of the corpus:
+        index, class bases, quoting helpers) for every family of the corpus:
         before forking workers, so that they inherit one copy instead of each building its
         own. The tables are functions of the files alone: the values are those of a lazy
         build."""
@@ -372,7 +363,9 @@ class Corpus:
         """Names of the project's own shell-quoting helpers in a language family (`quoters`)."""
         found = self._quoters.get(family)
         if found is None:
-            found = self._quoters[family] = quoters.find(self.blob(family)[0], family)
+            found = self._quoters[family] = frozenset().union(
+                *(quoters.find(self.files[p][1], family) for p in self.family_paths(family))
+            )
         return found
 
     def engine_for(self, ex: Extractor, parent: Engine, shared: bool = False) -> Engine:
@@ -537,9 +530,11 @@ class Corpus:
         table = self._bases.get(family)
         if table is None:
             found: dict[str, set[str]] = {}
-            for m in _CLASS_HEADER[family].finditer(self.blob(family)[0]):
-                words = re.findall(rb"[A-Za-z_$][\w$]*", m.group(2) or b"")
-                found.setdefault(m.group(1).decode(), set()).update(w.decode() for w in words)
+            header = _CLASS_HEADER[family]
+            for p in self.family_paths(family):
+                for m in header.finditer(self.files[p][1]):
+                    words = re.findall(rb"[A-Za-z_$][\w$]*", m.group(2) or b"")
+                    found.setdefault(m.group(1).decode(), set()).update(w.decode() for w in words)
             table = self._bases[family] = {k: frozenset(v) for k, v in found.items()}
         return table
 

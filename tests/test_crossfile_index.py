@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterable
+
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -132,9 +134,10 @@ def test_the_index_is_built_lazily_once_per_family_and_the_files_never_joined() 
     )
 
 
-def _walk(values: object) -> list[object]:
+def _walk(values: Iterable[object]) -> list[object]:
+    """`values` and, inside tuples and lists among them, theirs."""
     out: list[object] = []
-    for v in values:  # type: ignore[attr-defined]
+    for v in values:
         out.append(v)
         if isinstance(v, (tuple, list)):
             out += _walk(v)

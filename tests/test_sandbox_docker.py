@@ -16,6 +16,7 @@ import docker
 import pytest
 
 from boundary_audit.errors import EnvironmentUnavailable, ExitCode
+from boundary_audit.sandbox import docker as docker_backend
 from boundary_audit.sandbox.docker import DockerSandbox
 from boundary_audit.services import dockerd as dockerd_module
 from boundary_audit.services import images
@@ -189,3 +190,34 @@ def _alive(pid: int) -> bool:
     except OSError:
         return False
     return state != "Z"
+
+
+class _LateOOMFlag:
+    """A container the engine has seen exit but whose OOM event it handles `late` reloads on."""
+
+    def __init__(self, late: int) -> None:
+        self.late, self.reloads = late, 0
+        self.attrs: dict[str, dict[str, object]] = {}
+
+    def reload(self) -> None:
+        self.reloads += 1
+        self.attrs = {"State": {"Pid": 0, "OOMKilled": self.reloads > self.late}}
+
+
+def test_a_sigkilled_run_waits_for_the_engines_late_oom_flag() -> None:
+    late = _LateOOMFlag(late=3)
+    assert docker_backend._oom_killed(late, settle_s=docker_backend.OOM_SETTLE_S) is True
+    assert late.reloads == 4
+    # Without the settling time (the run exited by itself, or timed out and we killed it) the
+    # first look is the answer: one reload, no wait.
+    early = _LateOOMFlag(late=3)
+    assert docker_backend._oom_killed(early) is False
+    assert early.reloads == 1
+
+
+def test_a_sigkilled_run_without_an_oom_kill_gives_up_after_the_settling_time() -> None:
+    never = _LateOOMFlag(late=10**6)
+    start = time.monotonic()
+    assert docker_backend._oom_killed(never, settle_s=0.2) is False
+    assert time.monotonic() - start >= 0.2
+    assert never.reloads > 1

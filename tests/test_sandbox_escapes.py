@@ -210,7 +210,7 @@ def test_workspace_writes_are_bounded_by_the_run(backend_box: Sandbox) -> None:
     with backend_box.workspace() as ws:
         r = backend_box.run(ws, ["sh", "-c", "head -c 600000000 /dev/zero > big; echo done"])
         size = os.stat(ws.work / "big").st_size
-    assert r.limits_hit == ("memory",)
+    assert r.limits_hit == ("memory",), (r.timed_out, r.exit_code, r.stdout, r.stderr[-300:])
     assert b"done" not in r.stdout
     assert size <= 256 << 20
 

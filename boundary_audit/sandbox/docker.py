@@ -46,6 +46,11 @@ from boundary_audit.services.images import ensure_image
 
 CTL = "/.ba"
 DOCKER_REAPER = "/usr/libexec/ba-reaper"
+KILLED = 128 + 9
+"""The container's status when pid 1 (or the command whose status it passes on) died of
+SIGKILL."""
+OOM_SETTLE_S = 1.0
+"""How long a SIGKILLed run waits for the engine's OOM flag (see `_oom_killed`)."""
 """The image's execute-only bash the reaper runs from (`services.images`)."""
 
 
@@ -207,7 +212,7 @@ class DockerSandbox(Sandbox):
         out.thread.join(timeout=self.limits.grace_s)
         if not timed_out:
             escaped = parse_escaped(_read_status(ctl))
-        oom = _oom_killed(container)
+        oom = _oom_killed(container, settle_s=0.0 if timed_out or code != KILLED else OOM_SETTLE_S)
         return ExecResult(
             exit_code=code,
             stdout=bytes(out.stdout),
@@ -220,17 +225,29 @@ class DockerSandbox(Sandbox):
         )
 
 
-def _oom_killed(container: Any) -> bool:
+def _oom_killed(container: Any, settle_s: float = 0.0) -> bool:
     """True if the memory limit killed a process of the container (the engine's OOM flag, or
-    the container cgroup's own `oom_kill` count, which also counts processes below pid 1)."""
-    try:
-        container.reload()
-        if container.attrs["State"].get("OOMKilled"):
+    the container cgroup's own `oom_kill` count, which also counts processes below pid 1).
+
+    The engine learns of an OOM kill and of the container's exit by two separate events, so
+    right after `wait` the flag may not be set yet. `settle_s` > 0 (pid 1 died of SIGKILL that
+    was not ours: nothing inside the container can send it, the kernel's OOM killer can) waits
+    that long for the flag before taking its absence as the answer."""
+    deadline = time.monotonic() + settle_s
+    while True:
+        try:
+            container.reload()
+            state = container.attrs["State"]
+            if state.get("OOMKilled"):
+                return True
+            init = int(state["Pid"] or 0)
+        except Exception:  # noqa: BLE001 - gone already: no evidence either way
+            return False
+        if init > 0 and _cgroup_oom_kills(init) > 0:
             return True
-        init = int(container.attrs["State"]["Pid"] or 0)
-    except Exception:  # noqa: BLE001 - gone already: no evidence either way
-        return False
-    return init > 0 and _cgroup_oom_kills(init) > 0
+        if time.monotonic() >= deadline:
+            return False
+        time.sleep(0.05)
 
 
 def _cgroup_oom_kills(pid: int) -> int:

@@ -90,8 +90,12 @@ def run(
     what: str | None = None,
     output_cap: int = DEFAULT_OUTPUT_CAP,
     stdin_devnull: bool = True,
+    guarded: bool = True,
 ) -> ProcessResult:
     """Run `argv` to completion in its own process group and return what it left.
+
+    The child is registered with the supervisor while it runs; `guarded=False` only for a
+    child that ends by itself if we die (see `supervisor`): no guardian is started for it.
 
     On timeout the whole group is SIGKILLed and `timed_out` is set. With `check`, a non-zero
     exit or a timeout raises `error` whose message names `what` (default: the program) and
@@ -117,7 +121,9 @@ def run(
     except PermissionError as exc:
         raise EnvironmentUnavailable(f"{label}: cannot execute {argv[0]}: {exc.strerror}") from exc
     book = supervisor.ledger()
-    token = book.register("process", pid=proc.pid, start=supervisor.start_time(proc.pid))
+    token = book.register(
+        "process", guarded=guarded, pid=proc.pid, start=supervisor.start_time(proc.pid)
+    )
     out, err = bytearray(), bytearray()
     trunc = [False]
     readers = [

@@ -7,10 +7,14 @@ processes, git children of a clone. So each of them is *registered* in the proce
 
 - on normal exit (atexit) and on SIGTERM/SIGHUP (turned into `Terminated`, so that every
   `finally` runs first) the process reaps what is still registered and deletes its ledger;
-- after `kill -9` a *guardian* does it: a small process started with the first registration,
-  in its own session (Ctrl-C does not reach it), that blocks on a pipe from its owner and
-  reaps the owner's ledger when that pipe closes, i.e. when the owner is gone however it died
-  (and any other dead owner's, `reap_stale`);
+- after `kill -9` a *guardian* does it: a small process started with the first *guarded*
+  registration, in its own session (Ctrl-C does not reach it), that blocks on a pipe from its
+  owner and reaps the owner's ledger when that pipe closes, i.e. when the owner is gone however
+  it died (and any other dead owner's, `reap_stale`). A registration with `guarded=False` is
+  a resource that ends by itself once its owner is gone (a local git call: bounded work, no
+  network, stdin from us); it is only written down, so that if it did not end (a hostile
+  repository's FIFO where git reads a loose object) the next reap finds it. A run that
+  registers nothing else, such as a static scan of a local repository, starts no guardian;
 - if the guardian died too (`kill -9` of both), the next boundary-audit that registers
   anything reaps every ledger whose owner is no longer running (`reap_stale`).
 
@@ -345,7 +349,7 @@ class Ledger:
         self._fd = os.open(self.path, os.O_WRONLY | os.O_CREAT | os.O_APPEND | os.O_CLOEXEC, 0o600)
         self._guard: subprocess.Popen[bytes] | None = None
         self._guard_pipe = -1
-        self._start_guardian()
+        self._guard_tried = False
 
     def _start_guardian(self) -> None:
         import subprocess
@@ -379,8 +383,10 @@ class Ledger:
         finally:
             os.close(read_end)
 
-    def register(self, kind: str, **fields: Any) -> int:
-        """Record a resource; returns the token that `release` takes."""
+    def register(self, kind: str, *, guarded: bool = True, **fields: Any) -> int:
+        """Record a resource; returns the token that `release` takes. `guarded` (the default)
+        starts the guardian if it is not running yet; False only for a resource that ends by
+        itself when its owner dies (see the module's docstring)."""
         if kind not in _REAPERS:
             raise ValueError(f"unknown resource kind {kind!r}")
         import json
@@ -391,6 +397,9 @@ class Ledger:
             rec = {"id": token, "kind": kind, **fields}
             self._live[token] = rec
             os.write(self._fd, (json.dumps(rec, sort_keys=True) + "\n").encode())
+            if guarded and not self._guard_tried:
+                self._guard_tried = True
+                self._start_guardian()
         return token
 
     def release(self, token: int) -> None:
@@ -424,7 +433,8 @@ class Ledger:
 
     @property
     def guardian_pid(self) -> int | None:
-        """The guardian's pid (for tests), or None where it could not be started."""
+        """The guardian's pid (for tests), or None before the first guarded registration or
+        where it could not be started."""
         return self._guard.pid if self._guard is not None else None
 
 
@@ -433,7 +443,8 @@ _LEDGER_LOCK = threading.Lock()
 
 
 def ledger() -> Ledger:
-    """This process's ledger; the first call reaps stale ledgers and starts the guardian."""
+    """This process's ledger; the first call reaps stale ledgers (the first guarded
+    registration starts the guardian)."""
     global _LEDGER
     with _LEDGER_LOCK:
         if _LEDGER is None or _LEDGER.path.name.split(".")[0] != str(os.getpid()):

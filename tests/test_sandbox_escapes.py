@@ -414,6 +414,21 @@ def test_the_guardian_reaps_a_killed_owner(tmp_path: Path) -> None:
     assert list((tmp_path / "state" / "owners").glob("*.jsonl")) == []
 
 
+def test_the_guardian_starts_with_the_first_guarded_registration(tmp_path: Path) -> None:
+    code = (
+        "from boundary_audit import supervisor\n"
+        "book = supervisor.ledger()\n"
+        f"book.register('tree', guarded=False, path={str(tmp_path / 'a')!r})\n"
+        "print(book.guardian_pid, flush=True)\n"
+        f"book.register('tree', path={str(tmp_path / 'b')!r})\n"
+        "print(book.guardian_pid is not None, flush=True)\n"
+    )
+    env = {**os.environ, supervisor.ENV_STATE: str(tmp_path / "state")}
+    out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, check=True)
+    assert out.stdout == b"None\nTrue\n"
+    assert list((tmp_path / "state" / "owners").iterdir()) == []
+
+
 @pytest.mark.bwrap
 def test_auto_refuses_to_run_replies_without_isolation(tmp_path: Path) -> None:
     """Where bwrap cannot run, `probe` exits 5 and names the alternatives; nothing runs."""

@@ -388,3 +388,57 @@ def _state(pid: int) -> bytes:
         return Path(f"/proc/{pid}/stat").read_bytes().rpartition(b")")[2].split()[0]
     except OSError:
         return b"Z"
+
+
+def _git_children_reading(needle: str) -> list[int]:
+    """Pids of git processes whose argv holds `needle` (a sha only this test uses)."""
+    found = []
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit():
+            try:
+                argv = (entry / "cmdline").read_bytes().split(b"\0")
+            except OSError:
+                continue
+            if argv[0] == b"git" and any(needle.encode() in a for a in argv):
+                found.append(int(entry.name))
+    return found
+
+
+def test_a_local_git_call_blocked_by_a_planted_fifo_is_reaped_by_the_next_run(
+    tmp_path: Path,
+) -> None:
+    """A local scan starts no guardian: its git calls end by themselves if it dies. The one
+    way a hostile repository can keep one alive (a FIFO where git opens a loose object) leaves
+    a ledger that the next boundary-audit to register anything reaps."""
+    sha = make_repo(tmp_path / "r", {"a.py": b"print(1)\n"})
+    loose = tmp_path / "r" / ".git" / "objects" / sha[:2] / sha[2:]
+    loose.unlink()
+    os.mkfifo(loose)
+    env = {**os.environ, "BOUNDARY_AUDIT_STATE_DIR": str(tmp_path / "state")}
+    cache = tmp_path / "cache"
+    scan = subprocess.Popen(
+        [sys.executable, "-c", SCAN, f"{tmp_path / 'r'}@{sha}", str(cache)],
+        env=env,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    deadline = time.monotonic() + 30
+    while not (blocked := _git_children_reading(sha)):
+        assert time.monotonic() < deadline, "git never opened the FIFO"
+        time.sleep(0.05)
+    assert _guardian_of(scan.pid) is None
+    scan.kill()
+    scan.wait(timeout=10)
+    time.sleep(0.5)
+    assert all(_state(pid) != b"Z" for pid in blocked)  # still blocked in open(2), ownerless
+    sound = make_repo(tmp_path / "sound", {"b.py": b"print(2)\n"})
+    rerun = subprocess.run(
+        [sys.executable, "-c", SCAN, f"{tmp_path / 'sound'}@{sound}", str(cache)],
+        env=env,
+        capture_output=True,
+        timeout=60,
+        check=True,
+    )
+    assert rerun.stdout.decode().strip() == sound
+    assert all(not Path(f"/proc/{pid}").exists() or _state(pid) == b"Z" for pid in blocked)
+    assert list((tmp_path / "state" / "owners").glob("*.jsonl")) == []

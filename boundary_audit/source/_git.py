@@ -23,7 +23,10 @@ too) with an environment built here:
 
 Every git child is started by `_subprocess.run` (or `_subprocess.popen` for the streaming
 `cat-file --batch` in `objects`) in a session of its own, so its whole process group is killed
-on timeout, on an exception in the caller, and when the call returns.
+on timeout, on an exception in the caller, and when the call returns. Each is registered with
+the supervisor; only a network call (clone, fetch) is `guarded`, i.e. needs the guardian to
+kill it if we are killed: a local call ends by itself once we are gone, and a static scan of a
+local repository starts no guardian process.
 """
 
 from __future__ import annotations
@@ -155,6 +158,9 @@ def run_git(
         error=SourceError,
         what="git",
         output_cap=output_cap,
+        # NOTE: a local call reads our own git dir with no network and no lazy fetch: it ends
+        # by itself if we die (a FIFO planted as a loose object is left to the next reap).
+        guarded=network,
     )
     if result.truncated:
         raise SourceError(f"git {args[0]}: output larger than {output_cap} bytes")

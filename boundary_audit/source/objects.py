@@ -4,7 +4,8 @@ A checkout's files are enumerated with a fixed number of git processes whatever 
 files: `ls-tree -r -z` for the entries (mode, oid, raw path bytes), `rev-list --missing=print`
 for the blobs a partial clone lacks (only for partial clones), `cat-file --batch-check` for all
 sizes at once, and one long-lived `cat-file --batch` streaming every blob that is read. The
-batch process runs in its own process group and is killed when the iteration ends early.
+batch process runs in its own process group, is killed when the iteration ends early, and is
+registered with the supervisor (unguarded, as every local git call: see `_git`).
 """
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
+from boundary_audit import supervisor
 from boundary_audit._subprocess import kill_group, popen
 from boundary_audit.errors import SourceError
 from boundary_audit.source import _git
@@ -126,6 +128,7 @@ class BlobStream:
         self._where = where or git_dir
         self._timeout = timeout
         self._proc: subprocess.Popen[bytes] | None = None
+        self._token = -1
         self._stderr = tempfile.TemporaryFile()
 
     def contents(self, oids: list[str]) -> Iterator[tuple[str, bytes | None]]:
@@ -160,6 +163,7 @@ class BlobStream:
         if self._proc is not None:
             kill_group(self._proc.pid)
             self._proc.wait()
+            supervisor.ledger().release(self._token)
             for stream in (self._proc.stdin, self._proc.stdout):
                 if stream is not None:
                     stream.close()
@@ -190,6 +194,11 @@ class BlobStream:
                 )
             except OSError as exc:
                 raise SourceError(f"cannot run git cat-file: {exc.strerror}") from exc
+            # NOTE: ends at the EOF of its stdin if we die (see `_git`): written down, unguarded.
+            pid = self._proc.pid
+            self._token = supervisor.ledger().register(
+                "process", guarded=False, pid=pid, start=supervisor.start_time(pid)
+            )
         return self._proc
 
     def _died(self, oid: str) -> SourceError:

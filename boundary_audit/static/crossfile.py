@@ -23,7 +23,7 @@ from __future__ import annotations
 import bisect
 import re
 from collections import OrderedDict
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
@@ -115,6 +115,27 @@ _IDENT = bytes(b for b in range(256) if chr(b).isascii() and chr(b).isalnum() or
 """Bytes an indexed name is made of (any set without `(` and `.` keeps the index exact)."""
 
 
+Ids = int | list[int]
+"""Indexes into `CallIndex.paths`, ascending: one file as the bare int (most tokens occur in
+one file, and a list per token would be most of the index's memory), several as a list."""
+
+
+def _add(table: dict[bytes, Ids], token: bytes, i: int) -> None:
+    have = table.get(token)
+    if have is None:
+        table[token] = i
+    elif isinstance(have, int):
+        table[token] = [have, i]
+    else:
+        have.append(i)
+
+
+def _ids(have: Ids | None) -> Sequence[int]:
+    if have is None:
+        return ()
+    return (have,) if isinstance(have, int) else have
+
+
 @dataclass
 class CallIndex:
     """Which files of a language family have `NAME(` and `.NAME(` in their text.
@@ -123,24 +144,25 @@ class CallIndex:
     before each one is a *token*), no parsing. A file contains `.NAME(` exactly when NAME is
     one of its tokens preceded by `.` (`.` ends a run); it contains `NAME(` exactly when
     NAME is a suffix of one of its tokens (`xNAME(` contains `NAME(`), found by bisecting
-    the reversed tokens. So `lookup` gives the same files as a substring search, in the
-    same (sorted path) order.
+    the tokens, kept reversed for that. So `lookup` gives the same files as a substring
+    search, in the same (sorted path) order.
     """
 
     paths: list[str]
-    calls: dict[bytes, list[int]]
-    """token -> indexes into `paths` of the files that have `token(`, ascending."""
-    methods: dict[bytes, list[int]]
-    """token -> indexes of the files that have `.token(`, ascending."""
-    asserted: dict[bytes, list[int]] = field(default_factory=dict)
-    """token -> indexes of the files that have `.token!(` (TypeScript's non-null call)."""
+    calls: dict[bytes, Ids]
+    """token *reversed* -> the files that have `token(` (reversed, so that the sorted keys
+    are the bisectable table of suffixes without a second copy of every token)."""
+    methods: dict[bytes, Ids]
+    """token -> the files that have `.token(`."""
+    asserted: dict[bytes, Ids] = field(default_factory=dict)
+    """token -> the files that have `.token!(` (TypeScript's non-null call)."""
     _reversed: list[bytes] | None = None
 
     @classmethod
     def build(cls, paths: list[str], texts: list[bytes]) -> CallIndex:
-        calls: dict[bytes, list[int]] = {}
-        methods: dict[bytes, list[int]] = {}
-        asserted: dict[bytes, list[int]] = {}
+        calls: dict[bytes, Ids] = {}
+        methods: dict[bytes, Ids] = {}
+        asserted: dict[bytes, Ids] = {}
         for i, data in enumerate(texts):
             tokens: set[bytes] = set()
             dotted: set[bytes] = set()
@@ -158,26 +180,26 @@ class CallIndex:
                     if cut < len(bare) and cut and bare[cut - 1] == 0x2E:
                         banged.add(bare[cut:])
             for token in tokens:
-                calls.setdefault(token, []).append(i)
+                _add(calls, token[::-1], i)
             for token in dotted:
-                methods.setdefault(token, []).append(i)
+                _add(methods, token, i)
             for token in banged:
-                asserted.setdefault(token, []).append(i)
+                _add(asserted, token, i)
         return cls(paths, calls, methods, asserted)
 
     def lookup(self, name: bytes, dotted: bool, asserted: bool = False) -> list[str]:
         """Paths whose text contains `.name(` (`dotted`), `.name!(` (`asserted`) or `name(`."""
         if asserted:
-            return [self.paths[i] for i in self.asserted.get(name, ())]
+            return [self.paths[i] for i in _ids(self.asserted.get(name))]
         if dotted:
-            return [self.paths[i] for i in self.methods.get(name, ())]
+            return [self.paths[i] for i in _ids(self.methods.get(name))]
         if self._reversed is None:
-            self._reversed = sorted(t[::-1] for t in self.calls)
+            self._reversed = sorted(self.calls)
         tail = name[::-1]
         at = bisect.bisect_left(self._reversed, tail)
-        hits: list[list[int]] = []
+        hits: list[Sequence[int]] = []
         while at < len(self._reversed) and self._reversed[at].startswith(tail):
-            hits.append(self.calls[self._reversed[at][::-1]])
+            hits.append(_ids(self.calls[self._reversed[at]]))
             at += 1
         found = hits[0] if len(hits) == 1 else sorted({i for h in hits for i in h})
         return [self.paths[i] for i in found]
@@ -199,7 +221,7 @@ class Corpus:
     _params: dict[tuple[str, int, str, bool], list[AValue]] = field(default_factory=dict)
     _found: dict[tuple[str | None, bytes], list[str]] = field(default_factory=dict)
     _families: dict[str | None, list[str]] = field(default_factory=dict)
-    _bases: dict[str, dict[str, frozenset[str]]] = field(default_factory=dict)
+    _bases: dict[str, dict[str, tuple[str, ...]]] = field(default_factory=dict)
     _sdk_methods: dict[str, frozenset[str]] = field(default_factory=dict)
     _indexes: dict[str | None, CallIndex] = field(default_factory=dict)
     _engines: OrderedDict[tuple[str, int], Engine] = field(default_factory=OrderedDict)
@@ -518,24 +540,30 @@ class Corpus:
 
     def derives(self, family: str, sub: str, base: str, depth: int = 0) -> bool:
         """Whether class `sub` is declared (in the corpus) with `base` among its ancestors."""
-        bases = self.class_bases(family).get(sub, frozenset())
+        bases = self.class_bases(family).get(sub, ())
         if base in bases:
             return True
         return depth < 4 and any(
             self.derives(family, b, base, depth + 1) for b in bases if b != sub
         )
 
-    def class_bases(self, family: str) -> dict[str, frozenset[str]]:
-        """Every class declared in the family's files -> the names in its bases (one pass)."""
+    def class_bases(self, family: str) -> dict[str, tuple[str, ...]]:
+        """Every class declared in the family's files -> the names in its bases, sorted and
+        distinct (one pass; tuples of shared strings: a set per class of a large corpus
+        was tens of MiB)."""
         table = self._bases.get(family)
         if table is None:
-            found: dict[str, set[str]] = {}
+            found: dict[str, list[bytes]] = {}
             header = _CLASS_HEADER[family]
             for p in self.family_paths(family):
                 for m in header.finditer(self.files[p][1]):
                     words = re.findall(rb"[A-Za-z_$][\w$]*", m.group(2) or b"")
-                    found.setdefault(m.group(1).decode(), set()).update(w.decode() for w in words)
-            table = self._bases[family] = {k: frozenset(v) for k, v in found.items()}
+                    found.setdefault(m.group(1).decode(), []).extend(words)
+            names: dict[bytes, str] = {}
+            table = self._bases[family] = {
+                k: tuple(names.setdefault(w, w.decode()) for w in sorted(set(v)))
+                for k, v in found.items()
+            }
         return table
 
     def ancestors(self, family: str, cls: str) -> list[str]:

@@ -2,12 +2,20 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable
 
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from boundary_audit.static.crossfile import FAMILY, MAX_FILES, CallIndex, Corpus
+from boundary_audit.static.crossfile import (
+    _CLASS_HEADER,
+    FAMILY,
+    MAX_FILES,
+    CallIndex,
+    Corpus,
+    class_headers,
+)
 
 
 def brute(corpus: Corpus, lang: str, needle: bytes, exclude: str) -> list[str]:
@@ -217,3 +225,25 @@ def test_candidates_equal_the_text_search_on_random_bytes(
         for form in (needle, needle + b"(", b"." + needle + b"(", b"." + needle + b"!("):
             for lang in ("python", "go", "tsx"):
                 assert corpus.candidates(lang, form, "f000") == brute(corpus, lang, form, "f000")
+
+
+_PIECES = ["class", "class ", "x", "_", "9", " ", "\n", "(", ")", ":", "{", ";", "$", "A", "B"]
+_PIECES += ["extends ", "implements ", "\xff", ","]
+
+
+@settings(max_examples=400, deadline=None)
+@given(st.lists(st.sampled_from(_PIECES), max_size=40))
+def test_class_headers_are_the_leading_word_boundary_regex(pieces: list[str]) -> None:
+    data = "".join(pieces).encode("latin-1")
+    for header in _CLASS_HEADER.values():
+        bounded = re.compile(rb"\b" + header.pattern)
+        want = [(m.span(), m.groups()) for m in bounded.finditer(data)]
+        assert [(m.span(), m.groups()) for m in class_headers(header, data)] == want
+
+
+def test_a_class_header_inside_a_rejected_one_is_found() -> None:
+    # `subclass A(` is no header (a word byte before `class`), but its match would swallow
+    # the real one that starts inside its parentheses.
+    data = b"subclass A(\nclass B(Base):\n"
+    header = _CLASS_HEADER["py"]
+    assert [m.group(1, 2) for m in class_headers(header, data)] == [(b"B", b"Base")]

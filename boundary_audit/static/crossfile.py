@@ -105,10 +105,29 @@ FAMILY = {
 }
 
 _CLASS_HEADER = {
-    "py": re.compile(rb"\bclass\s+([A-Za-z_]\w*)\s*(?:\(([^)]*)\)|(?=:))"),
-    "js": re.compile(rb"\bclass\s+([A-Za-z_$][\w$]*)\b[^{;]*?\b(?:extends|implements)\s+([^{]*)\{"),
+    "py": re.compile(rb"class\s+([A-Za-z_]\w*)\s*(?:\(([^)]*)\)|(?=:))"),
+    "js": re.compile(rb"class\s+([A-Za-z_$][\w$]*)\b[^{;]*?\b(?:extends|implements)\s+([^{]*)\{"),
 }
-"""A class declaration's header: the class in group 1, its bases (if any) in group 2."""
+"""A class declaration's header: the class in group 1, its bases (if any) in group 2. Each
+begins with the literal `class` (which `re` then finds at memory speed) and is used through
+`class_headers`, which adds the word boundary before it."""
+
+_WORD = frozenset(b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_")
+
+
+def class_headers(header: re.Pattern[bytes], data: bytes) -> Iterator[re.Match[bytes]]:
+    """The matches `re.finditer` gives for `header` with `\\b` in front: a match right after
+    a word byte is skipped and the search resumes one byte later, as `\\b` would have made
+    the regex do (a leading `\\b` keeps `re` from searching for the literal first: 5x
+    slower on 37 MiB of Python)."""
+    pos = 0
+    while (m := header.search(data, pos)) is not None:
+        start = m.start()
+        if start and data[start - 1] in _WORD:
+            pos = start + 1
+            continue
+        yield m
+        pos = m.end() if m.end() > start else start + 1
 
 
 _IDENT = bytes(b for b in range(256) if chr(b).isascii() and chr(b).isalnum() or b >= 128) + b"_$-"
@@ -556,7 +575,7 @@ class Corpus:
             found: dict[str, list[bytes]] = {}
             header = _CLASS_HEADER[family]
             for p in self.family_paths(family):
-                for m in header.finditer(self.files[p][1]):
+                for m in class_headers(header, self.files[p][1]):
                     words = re.findall(rb"[A-Za-z_$][\w$]*", m.group(2) or b"")
                     found.setdefault(m.group(1).decode(), []).extend(words)
             names: dict[bytes, str] = {}

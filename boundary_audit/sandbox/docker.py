@@ -46,12 +46,12 @@ from boundary_audit.services.images import ensure_image
 
 CTL = "/.ba"
 DOCKER_REAPER = "/usr/libexec/ba-reaper"
+"""The image's execute-only bash the reaper runs from (`services.images`)."""
 KILLED = 128 + 9
 """The container's status when pid 1 (or the command whose status it passes on) died of
 SIGKILL."""
 OOM_SETTLE_S = 1.0
 """How long a SIGKILLed run waits for the engine's OOM flag (see `_oom_killed`)."""
-"""The image's execute-only bash the reaper runs from (`services.images`)."""
 
 
 class DockerSandbox(Sandbox):
@@ -230,9 +230,10 @@ def _oom_killed(container: Any, settle_s: float = 0.0) -> bool:
     the container cgroup's own `oom_kill` count, which also counts processes below pid 1).
 
     The engine learns of an OOM kill and of the container's exit by two separate events, so
-    right after `wait` the flag may not be set yet. `settle_s` > 0 (pid 1 died of SIGKILL that
-    was not ours: nothing inside the container can send it, the kernel's OOM killer can) waits
-    that long for the flag before taking its absence as the answer."""
+    right after `wait` the flag may not be set yet. `settle_s` > 0 (the run ended with
+    status 137 before our timeout: pid 1 or its command died of SIGKILL, which is what the
+    kernel's OOM killer sends) waits that long for the flag before taking its absence as the
+    answer; a reply that SIGKILLs its own shell only makes its run wait that long."""
     deadline = time.monotonic() + settle_s
     while True:
         try:

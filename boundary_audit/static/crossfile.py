@@ -127,7 +127,7 @@ def class_headers(header: re.Pattern[bytes], data: bytes) -> Iterator[re.Match[b
             pos = start + 1
             continue
         yield m
-        pos = m.end() if m.end() > start else start + 1
+        pos = m.end()  # never empty: every header starts with `class`
 
 
 _IDENT = bytes(b for b in range(256) if chr(b).isascii() and chr(b).isalnum() or b >= 128) + b"_$-"

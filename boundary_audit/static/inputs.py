@@ -72,12 +72,12 @@ class InputTables:
         return None
 
 
+_SEPARATORS = re.compile(r"\.|::|/")
+
+
 @lru_cache(maxsize=4096)
 def _last(name: str) -> str:
     return _SEPARATORS.split(name)[-1]
-
-
-_SEPARATORS = re.compile(r"\.|::|/")
 
 
 def _suffix(cn: str, spelling: str, rust: bool) -> bool:

@@ -63,3 +63,32 @@ def test_the_findings_are_the_same_in_any_order(jobs: int) -> None:
     ] == [("a.py", 7, True), ("b.py", 8, True)]
     assert _scan(sorted(FILES, reverse=True), jobs) == forward
     assert _scan(["b.py", "d.py", "a.py", "e.py"], 1) == forward
+
+
+def test_chunks_hand_out_the_largest_files_first_in_shrinking_chunks() -> None:
+    from boundary_audit.static.engine import MIN_CHUNK_BYTES, _chunks
+
+    sizes = [300_000, 5, 90_000, 40_000, 1_000_000, 70_000] + [20_000] * 40
+    work = [(f"f{i:02}.py", b"x" * n, "python") for i, n in enumerate(sizes)]
+    chunks = _chunks(work, 2)
+    assert chunks[:4] == [[4], [0], [2, 5], [3, 6, 7, 8, 9]]  # an eighth of what is left
+    assert [len(c) for c in chunks[4:]] == [5, 4, 4, 4, 4, 4, 4, 4, 4]  # then at least 64 KiB
+    cost = [sum(512 + len(work[i][1]) for i in c) for c in chunks]
+    assert min(cost[:-1]) == 82048 >= MIN_CHUNK_BYTES and cost[-1] == 62053  # the rest
+    assert sorted(i for c in chunks for i in c) == list(range(len(work)))
+
+
+def test_results_come_back_in_the_order_of_the_files_whatever_the_chunks() -> None:
+    from boundary_audit.static import engine
+
+    files = {
+        f"m{i:02}.py": b"import subprocess\nsubprocess.run(x, shell=True)\n" * (i + 1)
+        for i in range(12)
+    }
+    work = [(p, d, "python") for p, d in files.items()]
+    one = engine._analyse(work, None, ScanOptions(jobs=1))
+    two = engine._analyse(work, None, ScanOptions(jobs=2))
+    assert [r.findings[0].primary.path for r in two] == list(files)
+    assert [[asdict(f) for f in r.findings] for r in two] == [
+        [asdict(f) for f in r.findings] for r in one
+    ]

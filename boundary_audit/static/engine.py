@@ -133,14 +133,32 @@ def _run_chunk(chunk: list[_Work], commit: str | None, options: ScanOptions) -> 
     return [_run_one(item, commit, options) for item in chunk]
 
 
-def _chunks(work: list[_Work], n: int) -> list[list[_Work]]:
-    buckets: list[list[_Work]] = [[] for _ in range(n)]
-    sizes = [0] * n
-    for item in sorted(work, key=lambda w: (-len(w[1]), w[0])):
-        i = sizes.index(min(sizes))
-        buckets[i].append(item)
-        sizes[i] += len(item[1]) + 512
-    return [b for b in buckets if b]
+MIN_CHUNK_BYTES = 64 * 1024
+"""The smallest chunk's bytes: below it a chunk's round trip to a worker costs more than
+the balance it buys."""
+
+
+def _chunks(work: list[_Work], jobs: int) -> list[list[int]]:
+    """Indices into `work`, in chunks in the order to hand them out (guided scheduling):
+    the largest files first, each chunk about a `4 * jobs`-th of the bytes still left, so
+    the chunks shrink towards the end and the workers, each taking the next chunk when it is
+    done, finish together. Equal chunks dealt out at once left one worker alone with the
+    heavy files: 2.1 s of a 7.6 s scan of openai-agents-python@7f7a44f with 2 workers."""
+    costs = [512 + len(data) for _, data, _ in work]
+    left = sum(costs)
+    chunks: list[list[int]] = []
+    chunk: list[int] = []
+    size = 0
+    for i in sorted(range(len(work)), key=lambda i: (-costs[i], work[i][0])):
+        chunk.append(i)
+        size += costs[i]
+        if size >= max(left // (4 * jobs), MIN_CHUNK_BYTES):
+            chunks.append(chunk)
+            left -= size
+            chunk, size = [], 0
+    if chunk:
+        chunks.append(chunk)
+    return chunks
 
 
 def _pool_context() -> multiprocessing.context.BaseContext:
@@ -158,7 +176,7 @@ def _analyse(work: list[_Work], commit: str | None, options: ScanOptions) -> lis
             return [_run_one(item, commit, options) for item in work]
         finally:
             crossfile.install({})
-    chunks = _chunks(work, options.jobs * 4)
+    chunks = _chunks(work, options.jobs)
     # NOTE(h2): load once, before forking, what every worker would load for itself on first
     # use, so that the workers inherit it: each language's query bundles (those the byte
     # prefilters say some file will run), extractor and catalogue tables (`analyze.warm`),
@@ -178,10 +196,18 @@ def _analyse(work: list[_Work], commit: str | None, options: ScanOptions) -> lis
             initializer=crossfile.adopt,
             initargs=(shared,),
         ) as pool:
-            futures = [pool.submit(_run_chunk, c, commit, options) for c in chunks]
-            return [r for fut in futures for r in fut.result()]
+            futures = [
+                pool.submit(_run_chunk, [work[i] for i in c], commit, options) for c in chunks
+            ]
+            results: list[FileResult | None] = [None] * len(work)
+            for chunk, fut in zip(chunks, futures):
+                for i, result in zip(chunk, fut.result()):
+                    results[i] = result
     except OSError as exc:
         raise ScanError(f"cannot start scan workers: {exc}") from exc
+    done = [r for r in results if r is not None]
+    assert len(done) == len(work), "a chunk came back short"
+    return done
 
 
 def scan_files(

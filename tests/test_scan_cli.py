@@ -43,7 +43,12 @@ def repo(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, str]:
     path = tmp_path_factory.mktemp("target") / "harness"
     sha = make_repo(
         path,
-        {"agent/tools.py": HARNESS, "README.md": b"# demo\n", "logo.png": b"\x89PNG\x00\x00binary"},
+        {
+            "agent/tools.py": HARNESS,
+            "README.md": b"# demo\n",
+            "logo.png": b"\x89PNG\x00\x00binary",
+            "bin/agent": b"\x7fELF\x02\x01\x01\x00binary",
+        },
     )
     return path, sha
 
@@ -80,7 +85,8 @@ def test_default_terminal_report_and_summary_line(
     ]  # static only: "not probed", no damage claimed
     assert "1 skipped (1 binary); --show-skipped lists them" in out and "\x1b[" not in out
     rc, out, _ = _scan(capsys, str(path), "-j", "1", "--show-skipped", "--details")
-    assert "  logo.png: binary\n" in out
+    assert "  bin/agent: binary\n" in out
+    assert "logo.png" not in out  # its name rules out every scanned language: not read
     assert f"[1] BA101 shell-string-sink at agent/tools.py:{SHELL_LINE}@{sha[:7]}\n" in out
 
 
@@ -103,7 +109,7 @@ def test_json_to_file_carries_classes_lines_and_commit(
         (SHELL_CODE, "agent/tools.py", SHELL_LINE, "shell-string", True),
         (NESTED_CODE, "agent/tools.py", NESTED_LINE, "nested-string", True),
     ]
-    assert doc["skipped"] == [{"path": "logo.png", "reason": "binary"}]
+    assert doc["skipped"] == [{"path": "bin/agent", "reason": "binary"}]
 
 
 @pytest.mark.parametrize(

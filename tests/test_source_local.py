@@ -80,6 +80,37 @@ def test_files_reports_every_entry_with_its_skip_reason(menagerie: tuple[Path, s
     assert co.read(os.fsdecode(b"caf\xe9/\xff.py")) == b"name is latin-1\n"
 
 
+def test_files_leaves_out_unwanted_regular_files_unread(
+    menagerie: tuple[Path, str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from boundary_audit.source import objects
+    from boundary_audit.static.parsing import may_be_source
+
+    asked: list[int] = []
+    contents = objects.BlobStream.contents
+
+    def counting(self: objects.BlobStream, oids: list[str]) -> object:
+        asked.append(len(oids))
+        return contents(self, oids)
+
+    monkeypatch.setattr(objects.BlobStream, "contents", counting)
+    co = open_checkout(str(menagerie[0]))
+    got = [(f.path, f.skipped) for f in co.files(max_bytes=9000, want=may_be_source)]
+    assert got == [
+        ("a.py", None),
+        ("big/exactly", None),
+        ("big/over", "too large (9001 bytes)"),
+        ("bin/run", None),
+        ("blob/nul_at_8191", "binary"),
+        ("blob/nul_at_8192", None),
+        ("caf\\xe9/\\xff.py", None),
+        ("empty", None),
+        ("escape", "symlink"),
+        ("vendor/lib", "submodule"),
+    ]  # data/model.bin is left out: `.bin` is no scanned language's, nor a script's
+    assert asked == [7]  # every regular file but data/model.bin and big/over (too large)
+
+
 def test_default_limit_is_two_mebibytes(tmp_path: Path) -> None:
     repo = tmp_path / "r"
     make_repo(repo, {"at_limit": b"a" * (2 << 20), "over": b"a" * ((2 << 20) + 1)})

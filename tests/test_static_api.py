@@ -7,11 +7,13 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from boundary_audit.errors import ScanError
 from boundary_audit.finding import Skipped, Suppression
 from boundary_audit.static import ScanOptions, ScanResult, scan_files, scan_path
-from boundary_audit.static.parsing import detect_language
+from boundary_audit.static.parsing import detect_language, may_be_source
 from boundary_audit.taxonomy import BoundaryClass, Confidence, Contract, Severity
 
 SHA = "1234567890abcdef1234567890abcdef12345678"
@@ -59,6 +61,44 @@ def test_language_detection_by_extension_and_shebang(
     path: str, head: bytes, lang: str | None
 ) -> None:
     assert detect_language(path, head) == lang
+
+
+@pytest.mark.parametrize(
+    ("path", "wanted"),
+    [
+        ("a/b.py", True),
+        ("x.TSX", True),
+        ("bin/run", True),
+        (".bashrc", True),  # a leading dot is no extension
+        ("configure.in", True),
+        ("run.sh.tmpl", True),
+        ("README.md", False),
+        ("logo.png", False),
+        ("x.txt", False),
+        ("archive.tar.gz", False),
+    ],
+)
+def test_may_be_source_rejects_only_names_no_head_can_make_source(path: str, wanted: bool) -> None:
+    assert may_be_source(path) is wanted
+    heads = [b"", b"#!/bin/sh\n", b"#!/usr/bin/env python3\n", b"#!/usr/bin/env node\n"]
+    if not wanted:
+        assert all(detect_language(path, head) is None for head in heads)
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    st.lists(st.sampled_from(["a", "src", ".x", "b.c", "", "."]), max_size=3),
+    st.text(alphabet="abcpyjstxrgoshinmlTPY.", max_size=8),
+    st.sampled_from(
+        [b"", b"#!/bin/sh\n", b"#!/usr/bin/env python3\n", b"#!/usr/bin/env -S node\n"]
+    ),
+)
+def test_every_file_detect_language_scans_is_one_may_be_source_wants(
+    dirs: list[str], name: str, head: bytes
+) -> None:
+    path = "/".join([*dirs, name])
+    if detect_language(path, head) is not None:
+        assert may_be_source(path)
 
 
 def test_a_tool_call_command_in_bash_lc_is_one_model_controlled_shell_string() -> None:

@@ -26,6 +26,7 @@ from boundary_audit.source import Checkout, open_checkout
 from boundary_audit.source.spec import redact
 from boundary_audit.static.checks import CHECKS
 from boundary_audit.static.engine import ScanOptions, ScanResult, scan_files
+from boundary_audit.static.parsing import may_be_source
 from boundary_audit.taxonomy import BoundaryClass, Confidence, Severity
 
 DEFAULT_MAX_FILE_BYTES = 2 * 1024 * 1024
@@ -160,7 +161,9 @@ def _scan(options: StaticOptions, checkout: Checkout) -> ScanResult:
         max_file_bytes=options.max_file_bytes,
         scope=not options.include_tests,
     )
-    files = checkout.files(max_bytes=options.max_file_bytes)
+    # NOTE(h2): a file whose name rules out every scanned language is not read: in camel@13dc7a7
+    # such files (images, data, docs) were 100 of 110 MB and 0.55 s of a 2.9 s scan's wall.
+    files = checkout.files(max_bytes=options.max_file_bytes, want=may_be_source)
     return scan_files(files, commit=checkout.sha, options=scan_options)
 
 

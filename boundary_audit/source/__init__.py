@@ -5,7 +5,7 @@ Public API (everything else in this package is internal):
     parse_spec(text) -> RepoSpec                      the target grammar (see spec.py)
     open_checkout(spec, *, offline=False, refresh=False, cache_dir=None, timeout=120.0,
                   progress=None) -> Checkout         clone/fetch a cached mirror, resolve the sha
-    Checkout.files(*, max_bytes=2 MiB, paths=None) -> Iterator[SourceFile]
+    Checkout.files(*, max_bytes=2 MiB, paths=None, want=None) -> Iterator[SourceFile]
     Checkout.read(path) -> bytes
     materialize(checkout, dest) -> Path               a plain directory with the commit's files
 

@@ -109,17 +109,25 @@ class Checkout:
         return list(self._listing[0])
 
     def files(
-        self, *, max_bytes: int = DEFAULT_MAX_BYTES, paths: Iterable[str] | None = None
+        self,
+        *,
+        max_bytes: int = DEFAULT_MAX_BYTES,
+        paths: Iterable[str] | None = None,
+        want: Callable[[str], bool] | None = None,
     ) -> Iterator[SourceFile]:
         """Every file of the commit in tree order (or those under `paths`), read in one stream.
 
         `paths` holds display paths of files or directories; one that matches nothing is
-        yielded as skipped "no such path" after the others.
+        yielded as skipped "no such path" after the others. With `want`, a regular file
+        whose display path it rejects is left out, neither read nor yielded (symlinks and
+        submodules, never read, are yielded whatever their name).
         """
         entries = self.entries()
         unmatched: list[str] = []
         if paths is not None:
             entries, unmatched = _select(entries, paths)
+        if want is not None:
+            entries = [e for e in entries if e.mode not in REGULAR or want(e.path)]
         absent = (
             missing_blobs(self.reads, self.sha, timeout=self.timeout, where=self.git_dir)
             if self.partial

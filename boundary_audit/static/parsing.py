@@ -73,6 +73,21 @@ class TooDeep(Exception):
     """The syntax tree nests deeper than MAX_DEPTH (the file is skipped, not analysed)."""
 
 
+_BY_SHEBANG_SUFFIXES = ("", ".in", ".tmpl")
+"""Name endings after which a file's language is in its shebang (a script has no extension)."""
+
+
+def may_be_source(path: str) -> bool:
+    """False only if `detect_language(path, head)` is None whatever the file's head: its name
+    ends in an extension that is neither a scanned language's nor one of a script's."""
+    name = path.rsplit("/", 1)[-1]
+    dot = name.rfind(".")
+    if dot <= 0:
+        return True
+    suffix = name[dot:].lower()
+    return suffix in _EXTENSIONS or suffix in _BY_SHEBANG_SUFFIXES
+
+
 def detect_language(path: str, head: bytes = b"") -> str | None:
     """The language of `path` by extension, else by the shebang in `head`; None if not scanned."""
     name = path.rsplit("/", 1)[-1]
@@ -81,7 +96,7 @@ def detect_language(path: str, head: bytes = b"") -> str | None:
         lang = _EXTENSIONS.get(name[dot:].lower())
         if lang is not None:
             return lang
-        if name[dot:].lower() not in ("", ".in", ".tmpl"):
+        if name[dot:].lower() not in _BY_SHEBANG_SUFFIXES:
             return None
     m = _SHEBANG.match(head[:256])
     if m is None:

@@ -12,7 +12,8 @@ from __future__ import annotations
 
 import re
 import shlex
-from typing import TYPE_CHECKING
+import weakref
+from typing import TYPE_CHECKING, cast
 
 from boundary_audit.static import forwarders
 from boundary_audit.static import inputs as I
@@ -162,7 +163,10 @@ class CallEvaluator:
     """Evaluates `Call` expressions for an `Engine`."""
 
     def __init__(self, engine: Engine) -> None:
-        self.engine = engine
+        # NOTE(h2): a proxy, not the engine: an engine owns its evaluator, and a reference back
+        # made each file's engine, its memo and its extractor's tree a cycle that only the
+        # collector could free (tests/test_static_no_cycles.py).
+        self.engine: Engine = cast("Engine", weakref.proxy(engine))
         self.ex = engine.ex
         self._quoting: frozenset[str] | None = None
 

@@ -25,9 +25,10 @@ them to one file's tree:
 from __future__ import annotations
 
 import re
+import weakref
 from dataclasses import dataclass, field
 from functools import cache
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, cast
 
 import tree_sitter as ts
 
@@ -127,7 +128,9 @@ class ToolEntries:
     """The tool entry points of one file (computed on first use)."""
 
     def __init__(self, ex: Extractor) -> None:
-        self.ex = ex
+        # NOTE(h2): a proxy: the extractor owns this (`Extractor.tools`); a reference back
+        # kept the file's tree alive until the collector ran (tests/test_static_no_cycles.py).
+        self.ex: Extractor = cast("Extractor", weakref.proxy(ex))
         self.dialect = QUERY_DIALECT[ex.lang]
         self.conv = conventions(self.dialect)
         self._by_key: dict[int, str] | None = None

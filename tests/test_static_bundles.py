@@ -18,9 +18,14 @@ SINK_PASS = (*SINK_NAMES, *AUX_NAMES, PythonExtractor.FUNCTION_QUERY)
 def compiled(monkeypatch: pytest.MonkeyPatch, texts: list[bytes] | None) -> list[tuple[str, ...]]:
     asked: list[tuple[str, ...]] = []
 
-    def recording(lang: str, names: Sequence[str], functions: str = "") -> QueryBundle:
+    def recording(
+        lang: str,
+        names: Sequence[str],
+        functions: str = "",
+        keep: frozenset[int] | None = None,
+    ) -> QueryBundle:
         asked.append((*names, functions) if functions else tuple(names))
-        return bundle(lang, tuple(names), functions)
+        return bundle(lang, tuple(names), functions, keep)
 
     monkeypatch.setattr(analyze, "bundle", recording)
     bundles_for("python", texts)

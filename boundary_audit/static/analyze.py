@@ -24,7 +24,7 @@ from boundary_audit.static.extract.base import Extractor
 from boundary_audit.static.parsing import QUERY_DIALECT, TooDeep, parse, utf8_safe
 from boundary_audit.static.path import keep_sites
 from boundary_audit.static.prefilter import may_have_sinks
-from boundary_audit.static.queries import FUNCTIONS, bundle
+from boundary_audit.static.queries import FUNCTIONS, QueryBundle, bundle, patterns
 from boundary_audit.static.sinks import FileContext, caller_findings, evaluate_sink
 from boundary_audit.static.templates import serialized_templates
 
@@ -74,9 +74,8 @@ def _collect(lang: str, root: ts.Node, data: bytes | None) -> _Pass:
         # NOTE(h2): one walk of the tree costs about the same whatever the patterns, so the
         # sink pass matches the auxiliary checks and the functions too (`_SINK_PASS`), and
         # keeps what they found for the file's extractor and for the sinks of its `apis`.
-        fn_query = extractor_for(lang).FUNCTION_QUERY
         sites: dict[str, list[Site]] = {}
-        for name, matches in bundle(lang, _SINK_PASS, fn_query).run(root).items():
+        for name, matches in _sink_bundle(lang, data).run(root).items():
             if name == FUNCTIONS:
                 found.functions = [caps["_fn"][0] for caps in matches]
                 continue
@@ -92,6 +91,55 @@ def _collect(lang: str, root: ts.Node, data: bytes | None) -> _Pass:
         if data is None or check.guard is None or check.guard.search(data):
             found.sites += _run(lang, (check.name,), root)
     return found
+
+
+_SINK_KEEP: dict[str, frozenset[int] | None] = {}
+"""Per language, the sink pass's patterns this process compiled (`queries.patterns`
+indices; None: all of them)."""
+
+
+def _sink_bundle(lang: str, data: bytes | None) -> QueryBundle:
+    """The sink pass's bundle for a file with the bytes `data` (None: any file, so all
+    patterns): the one this process has (`plan`, or the last one made) if it holds every
+    pattern the file may match; else one of those patterns for the first file and one of all
+    of them after it (so at most two per process and language)."""
+    fn_query = extractor_for(lang).FUNCTION_QUERY
+    if data is None:
+        return bundle(lang, _SINK_PASS, fn_query)
+    if lang in _SINK_KEEP:
+        have = _SINK_KEEP[lang]
+        if have is None or patterns(lang, _SINK_PASS, fn_query).wanted(data) <= have:
+            return bundle(lang, _SINK_PASS, fn_query, have)
+        keep = None
+    else:
+        keep = patterns(lang, _SINK_PASS, fn_query).wanted(data)
+    _SINK_KEEP[lang] = keep
+    return bundle(lang, _SINK_PASS, fn_query, keep)
+
+
+def plan(lang: str, texts: Iterable[bytes]) -> None:
+    """Choose the sink pass's patterns for a scan of `texts` of `lang` (compiled on first
+    use): those some of `texts` may match, or all of them once more than `PLAN_BYTES` of
+    text may have sinks (a big tree soon needs them all, and reading it for each pattern's
+    strings would cost more than compiling)."""
+    fn_query = extractor_for(lang).FUNCTION_QUERY
+    every = patterns(lang, _SINK_PASS, fn_query)
+    dialect = QUERY_DIALECT[lang]
+    union: set[int] = set()
+    size = 0
+    for data in texts:
+        if not may_have_sinks(dialect, data):
+            continue
+        size += len(data)
+        if size > PLAN_BYTES:
+            _SINK_KEEP[lang] = None
+            return
+        union |= every.wanted(data)
+    _SINK_KEEP[lang] = None if len(union) == len(every.texts) else frozenset(union)
+
+
+PLAN_BYTES = 1 << 20
+"""Text with possible sinks past which `_plan_sink_pass` stops and compiles every pattern."""
 
 
 def _run(lang: str, names: tuple[str, ...], root: ts.Node) -> list[Site]:
@@ -113,8 +161,10 @@ def bundles_for(lang: str, texts: Iterable[bytes] | None = None) -> None:
     are the `apis` ones) is compiled where it is first used."""
     fn_query = extractor_for(lang).FUNCTION_QUERY
     if texts is None:
+        _SINK_KEEP[lang] = None
         wanted = [_SINK_PASS, AUX_NAMES, *((c.name,) for c in GUARDED)]
     else:
+        texts = list(texts)
         dialect = QUERY_DIALECT[lang]
         sinks, guarded = False, [c for c in GUARDED if c.guard is None]
         rest = [c for c in GUARDED if c.guard is not None]
@@ -125,8 +175,10 @@ def bundles_for(lang: str, texts: Iterable[bytes] | None = None) -> None:
             rest = [c for c in rest if c not in found]
             if sinks and not rest:
                 break
-        wanted = [_SINK_PASS] if sinks else []
-        wanted += [(c.name,) for c in GUARDED if c in guarded]
+        wanted = [(c.name,) for c in GUARDED if c in guarded]
+        if sinks:
+            plan(lang, texts)
+            bundle(lang, _SINK_PASS, fn_query, _SINK_KEEP[lang])
     for names in wanted:
         bundle(lang, names, fn_query if names is _SINK_PASS else "")
 

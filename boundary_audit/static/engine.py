@@ -23,7 +23,7 @@ from typing import TYPE_CHECKING, Protocol
 from boundary_audit.errors import ScanError
 from boundary_audit.finding import Finding, Skipped
 from boundary_audit.static import crossfile
-from boundary_audit.static.analyze import FileResult, analyze_file, warm
+from boundary_audit.static.analyze import FileResult, analyze_file, plan, warm
 from boundary_audit.static.parsing import detect_language
 from boundary_audit.static.scope import in_scope
 
@@ -171,6 +171,8 @@ def _pool_context() -> multiprocessing.context.BaseContext:
 def _analyse(work: list[_Work], commit: str | None, options: ScanOptions) -> list[FileResult]:
     corpus = {path: (lang, data) for path, data, lang in work}
     if options.jobs <= 1 or len(work) < 4:
+        for lang in sorted({lang for _, _, lang in work}):
+            plan(lang, [data for _, data, lg in work if lg == lang])
         crossfile.install(corpus)
         try:
             return [_run_one(item, commit, options) for item in work]

@@ -23,6 +23,7 @@ import tree_sitter as ts
 
 from boundary_audit.errors import QueryError
 from boundary_audit.static.parsing import QUERY_DIALECT, language
+from boundary_audit.static.patterns import Need, pattern_need, split_patterns, wanted
 
 ROLES = ("span", "sink", "arg", "source", "sanitizer")
 """Capture roles a query may use (before any dotted refinement)."""
@@ -104,26 +105,7 @@ class QueryBundle:
 
 def count_patterns(text: str) -> int:
     """Number of top-level patterns in a query source (comments and strings skipped)."""
-    depth = 0
-    count = 0
-    i = 0
-    while i < len(text):
-        ch = text[i]
-        if ch == ";":
-            nl = text.find("\n", i)
-            i = len(text) if nl < 0 else nl
-        elif ch == '"':
-            i += 1
-            while i < len(text) and text[i] != '"':
-                i += 2 if text[i] == "\\" else 1
-        elif ch in "([":
-            if depth == 0:
-                count += 1
-            depth += 1
-        elif ch in ")]":
-            depth -= 1
-        i += 1
-    return count
+    return len(split_patterns(text))
 
 
 def _has_capture(query: ts.Query, pattern: int, capture: int) -> bool:
@@ -134,28 +116,69 @@ def _has_capture(query: ts.Query, pattern: int, capture: int) -> bool:
     return True
 
 
+@dataclass(frozen=True)
+class Patterns:
+    """The patterns of the listed checks' queries for one language (and of a function
+    query), one by one, with what text each needs to match (`static.patterns`)."""
+
+    texts: tuple[str, ...]
+    owners: tuple[str, ...]
+    needs: tuple[Need, ...]
+
+    def wanted(self, data: bytes) -> frozenset[int]:
+        """The indices of the patterns that may match in a file with the bytes `data`."""
+        return wanted(self.needs, data)
+
+
 @cache
-def bundle(lang: str, check_names: Sequence[str], functions: str = "") -> QueryBundle:
+def patterns(lang: str, check_names: Sequence[str], functions: str = "") -> Patterns:
+    """The patterns `bundle(lang, check_names, functions)` compiles, in its order (cached).
+
+    A function query's patterns are always needed: they are no check's."""
+    dialect = QUERY_DIALECT[lang]
+    texts: list[str] = []
+    owners: list[str] = []
+    needs: list[Need] = []
+    for name in check_names:
+        text = query_text(dialect, name)
+        if text is None:
+            continue
+        for pattern in split_patterns(text):
+            texts.append(pattern)
+            owners.append(name)
+            try:
+                needs.append(pattern_need(pattern))
+            except ValueError as exc:
+                raise QueryError(f"{query_path(dialect, name)}: {exc}") from exc
+    if functions:
+        for pattern in split_patterns(functions.replace("@fn", "@_fn")):
+            texts.append(pattern)
+            owners.append(FUNCTIONS)
+            needs.append(())
+    return Patterns(tuple(texts), tuple(owners), tuple(needs))
+
+
+@cache
+def bundle(
+    lang: str,
+    check_names: Sequence[str],
+    functions: str = "",
+    keep: frozenset[int] | None = None,
+) -> QueryBundle:
     """One compiled query holding every listed check's patterns for `lang` (cached), and
     with `functions` (an extractor's `FUNCTION_QUERY`, capturing `@fn`) its patterns, owned
-    by `FUNCTIONS` and capturing `@_fn`.
+    by `FUNCTIONS` and capturing `@_fn`; with `keep`, only those of `patterns(...)`'s
+    patterns (the rest cannot match in the files it was chosen for).
 
     Each file is counted, not compiled, on its own; the combined query is compiled once and
     every check's pattern is checked for a `@span` capture (QueryError naming the file
     otherwise).
     """
     dialect = QUERY_DIALECT[lang]
-    texts: list[str] = []
-    owners: list[str] = []
-    for name in check_names:
-        text = query_text(dialect, name)
-        if text is None:
-            continue
-        texts.append(text)
-        owners.extend([name] * count_patterns(text))
-    if functions:
-        texts.append(functions.replace("@fn", "@_fn"))
-        owners.extend([FUNCTIONS] * count_patterns(functions))
+    every = patterns(lang, check_names, functions)
+    chosen = range(len(every.texts)) if keep is None else sorted(keep)
+    texts = [every.texts[i] for i in chosen]
+    owners = [every.owners[i] for i in chosen]
     if not texts:
         return QueryBundle(lang, None, ())
     combined = compile_text(lang, "\n".join(texts), f"queries for {lang}")

@@ -93,9 +93,11 @@ def _collect(lang: str, root: ts.Node, data: bytes | None) -> _Pass:
     return found
 
 
+PLAN_BYTES = 1 << 20
+"""Text with possible sinks past which `plan` stops and chooses every pattern."""
 _SINK_KEEP: dict[str, frozenset[int] | None] = {}
-"""Per language, the sink pass's patterns this process compiled (`queries.patterns`
-indices; None: all of them)."""
+"""Per language, the sink pass's patterns this process uses (`queries.patterns` indices;
+None: all of them), set by `plan` or by the first file without one."""
 
 
 def _sink_bundle(lang: str, data: bytes | None) -> QueryBundle:
@@ -136,10 +138,6 @@ def plan(lang: str, texts: Iterable[bytes]) -> None:
             return
         union |= every.wanted(data)
     _SINK_KEEP[lang] = None if len(union) == len(every.texts) else frozenset(union)
-
-
-PLAN_BYTES = 1 << 20
-"""Text with possible sinks past which `_plan_sink_pass` stops and compiles every pattern."""
 
 
 def _run(lang: str, names: tuple[str, ...], root: ts.Node) -> list[Site]:

@@ -16,6 +16,7 @@ import docker
 import pytest
 
 from boundary_audit.errors import EnvironmentUnavailable, ExitCode
+from boundary_audit.sandbox import Limits, make_sandbox
 from boundary_audit.sandbox import docker as docker_backend
 from boundary_audit.sandbox.docker import DockerSandbox
 from boundary_audit.services import dockerd as dockerd_module
@@ -221,3 +222,74 @@ def test_a_sigkilled_run_without_an_oom_kill_gives_up_after_the_settling_time() 
     assert docker_backend._oom_killed(never, settle_s=0.2) is False
     assert time.monotonic() - start >= 0.2
     assert never.reloads > 1
+
+
+class _FlaglessOOM(_LateOOMFlag):
+    """A container whose OOM flag the exit cleared, but whose `oom` event the engine logged."""
+
+    id = "c0ffee"
+
+    def __init__(self, logged: bool) -> None:
+        super().__init__(late=10**6)
+        self.asked: list[dict[str, object]] = []
+        self.client = self
+        self.logged = logged
+
+    def events(self, **query: object) -> _Events:
+        self.asked.append(query)
+        return _Events([{"status": "oom", "Action": "oom", "id": self.id}] if self.logged else [])
+
+
+class _Events(list[dict[str, object]]):
+    closed = False
+
+    def close(self) -> None:
+        self.closed = True
+
+
+def test_a_sigkilled_run_reads_the_engines_oom_event_when_the_flag_is_gone() -> None:
+    flagless = _FlaglessOOM(logged=True)
+    assert docker_backend._oom_killed(flagless, settle_s=1.0, since=1000.9) is True
+    assert flagless.reloads == 1  # the event log answered at once: no wait
+    (query,) = flagless.asked
+    assert (query["since"], query["filters"], query["decode"]) == (
+        999,
+        {"container": "c0ffee", "event": "oom"},
+        True,
+    )
+    # The event log is asked only when the run died of SIGKILL before our timeout.
+    quiet = _FlaglessOOM(logged=True)
+    assert docker_backend._oom_killed(quiet, since=1000.0) is False
+    assert quiet.asked == []
+    none = _FlaglessOOM(logged=False)
+    assert docker_backend._oom_killed(none, settle_s=0.1, since=1000.0) is False
+    assert len(none.asked) > 1
+
+
+@pytest.mark.docker
+def test_the_engine_logs_an_oom_event_for_a_run_the_memory_limit_killed(
+    docker_engine: DockerEngine, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    seen: list[tuple[object, float]] = []
+    original = docker_backend._oom_killed
+
+    def recording(container: object, settle_s: float = 0.0, since: float | None = None) -> bool:
+        assert since is not None
+        seen.append((container, since))
+        return original(container, settle_s, since)
+
+    monkeypatch.setattr(docker_backend, "_oom_killed", recording)
+    box = make_sandbox(
+        "docker", Limits(timeout_s=5.0, grace_s=2.0, memory_bytes=256 << 20), engine=docker_engine
+    )  # the limits of the escape tests' 600 MB write
+    try:
+        with box.workspace() as ws:
+            r = box.run(ws, ["sh", "-c", "head -c 600000000 /dev/zero > big"])
+            calm = box.run(ws, ["sh", "-c", "echo fine"])
+    finally:
+        box.close()
+    assert (r.exit_code, r.limits_hit) == (137, ("memory",))
+    assert (calm.exit_code, calm.limits_hit) == (0, ())
+    (oom_run, since), (calm_run, calm_since) = seen
+    assert docker_backend._oom_event(oom_run, since) is True  # from the log, flag or not
+    assert docker_backend._oom_event(calm_run, calm_since) is False

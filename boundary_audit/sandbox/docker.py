@@ -197,6 +197,7 @@ class DockerSandbox(Sandbox):
         import docker
 
         start = time.monotonic()
+        started_at = time.time()
         out = _AttachReader(container, self.limits.output_bytes)
         try:
             container.start()
@@ -212,7 +213,11 @@ class DockerSandbox(Sandbox):
         out.thread.join(timeout=self.limits.grace_s)
         if not timed_out:
             escaped = parse_escaped(_read_status(ctl))
-        oom = _oom_killed(container, settle_s=0.0 if timed_out or code != KILLED else OOM_SETTLE_S)
+        oom = _oom_killed(
+            container,
+            settle_s=0.0 if timed_out or code != KILLED else OOM_SETTLE_S,
+            since=started_at,
+        )
         return ExecResult(
             exit_code=code,
             stdout=bytes(out.stdout),
@@ -225,15 +230,18 @@ class DockerSandbox(Sandbox):
         )
 
 
-def _oom_killed(container: Any, settle_s: float = 0.0) -> bool:
+def _oom_killed(container: Any, settle_s: float = 0.0, since: float | None = None) -> bool:
     """True if the memory limit killed a process of the container (the engine's OOM flag, or
     the container cgroup's own `oom_kill` count, which also counts processes below pid 1).
 
     The engine learns of an OOM kill and of the container's exit by two separate events, so
-    right after `wait` the flag may not be set yet. `settle_s` > 0 (the run ended with
-    status 137 before our timeout: pid 1 or its command died of SIGKILL, which is what the
-    kernel's OOM killer sends) waits that long for the flag before taking its absence as the
-    answer; a reply that SIGKILLs its own shell only makes its run wait that long."""
+    right after `wait` the flag may not be set yet, and the exit may even clear it again
+    once set (seen in CI: status 137, no flag after a second). `settle_s` > 0 (the run
+    ended with status 137 before our timeout: pid 1 or its command died of SIGKILL, which is
+    what the kernel's OOM killer sends) waits that long for the flag, and asks the engine's
+    event log too: the `oom` event it logs for the container (since `since`, epoch seconds)
+    stays there whatever becomes of the flag. A reply that SIGKILLs its own shell only makes
+    its run wait that long."""
     deadline = time.monotonic() + settle_s
     while True:
         try:
@@ -246,9 +254,28 @@ def _oom_killed(container: Any, settle_s: float = 0.0) -> bool:
             return False
         if init > 0 and _cgroup_oom_kills(init) > 0:
             return True
+        if settle_s > 0 and since is not None and _oom_event(container, since):
+            return True
         if time.monotonic() >= deadline:
             return False
         time.sleep(0.05)
+
+
+def _oom_event(container: Any, since: float) -> bool:
+    """True if the engine's event log holds an `oom` event of `container` since `since`."""
+    try:
+        events = container.client.events(
+            since=int(since) - 1,
+            until=f"{time.time():.6f}",
+            filters={"container": container.id, "event": "oom"},
+            decode=True,
+        )
+        try:
+            return any(e.get("status") == "oom" or e.get("Action") == "oom" for e in events)
+        finally:
+            events.close()
+    except Exception:  # noqa: BLE001 - the engine cannot say: no evidence either way
+        return False
 
 
 def _cgroup_oom_kills(pid: int) -> int:

@@ -19,7 +19,7 @@ from boundary_audit.static import forwarders
 from boundary_audit.static import inputs as I
 from boundary_audit.static import knowledge as K
 from boundary_audit.static import programs as P
-from boundary_audit.static.dataflow_limits import MAX_CALL_DEPTH, SITE_STEPS
+from boundary_audit.static.dataflow_limits import SITE_STEPS
 from boundary_audit.static.handles import (
     BUILDERS,
     HANDLE_CONSTRUCTORS,
@@ -42,6 +42,7 @@ from boundary_audit.static.ir import (
 )
 from boundary_audit.static.parsing import QUERY_DIALECT
 from boundary_audit.static.receivers import receiver_classes
+from boundary_audit.static.replay import too_deep
 from boundary_audit.static.shapes import format_template
 from boundary_audit.static.values import (
     EMPTY,
@@ -517,7 +518,7 @@ class CallEvaluator:
         """`key` of the object literal a same-file helper returns (`const {shell, args} =
         getShellCommand(cmd)`), when every return of every target is one that has it."""
         targets = self.targets(call, fn)
-        if not targets or self.engine.depth >= MAX_CALL_DEPTH:
+        if not targets or too_deep(self.engine):
             return None
         items: list[tuple[Expr, Function]] = []
         for target in targets:
@@ -556,7 +557,7 @@ class CallEvaluator:
         ):
             values = self.engine.corpus.inherited_returns(self.engine, call, fn, callee.name)
             return alts(values) if values else None
-        if not targets or self.engine.depth >= MAX_CALL_DEPTH:
+        if not targets or too_deep(self.engine):
             return None
         if (
             isinstance(callee, Attr)

@@ -248,6 +248,13 @@ class Corpus:
     generation: int = 0
     """How many files `begin_file` began: an engine kept from an earlier generation has
     memoised values of another file's evaluation."""
+    churn: int = 0
+    """How many kept extractors and shared engines were dropped or replaced: a lookup
+    into their file after that evaluates again what they memoised (`Engine._replay`)."""
+    unstable: int = 0
+    """How many lookups of parameter values returned one still being computed (a cycle
+    through other files: nothing yet)."""
+    _pending: set[tuple[str, int, str, bool]] = field(default_factory=set)
 
     def extractor(self, path: str) -> Extractor | None:
         """The (cached) extractor of another file, or None if it cannot be analysed.
@@ -276,6 +283,7 @@ class Corpus:
         while len(self._extractors) > 1 and self._extractor_bytes > MAX_EXTRACTOR_BYTES:
             old, _ = self._extractors.popitem(last=False)
             self._extractor_bytes -= len(self.files[old][1])
+            self.churn += 1
         return ex
 
     def tree(self, path: str, lang: str, data: bytes) -> ts.Tree:
@@ -423,12 +431,16 @@ class Corpus:
         key = (ex.path, hops)
         engine = self._engines.get(key) if shared else None
         if engine is None or engine.ex is not ex:
+            if engine is not None:
+                self.churn += 1
             engine = Engine(ex, self if hops < MAX_HOPS else None)
             engine.hops = hops
             if shared:
+                engine.lasting = True
                 self._engines[key] = engine
                 if len(self._engines) > 64:
                     self._engines.popitem(last=False)
+                    self.churn += 1
         elif shared:
             self._engines.move_to_end(key)
         engine.budget = parent.budget
@@ -444,8 +456,6 @@ class Corpus:
         engine of its own, with no further hop and a small budget (`SITE_STEPS` short of
         `MAX_STEPS`). A tool entry asks so for the shape its dispatchers give the model's
         text (`self._exec_internal(*["sh", "-lc", cmd])` in a base class)."""
-        from boundary_audit.static.calls import is_variadic, variadic_rest, with_step
-
         if fn.key == -1:
             return []
         # A common name (`run`) is matched only where the caller's code says the receiver is
@@ -455,8 +465,27 @@ class Corpus:
             return []
         key = (engine.path, fn.key, name, shapes)
         if key in self._params:
+            if key in self._pending:
+                self.unstable += 1
             return self._params[key]
         self._params[key] = []
+        self._pending.add(key)
+        try:
+            return self._param_values(engine, fn, name, shapes, typed, key)
+        finally:
+            self._pending.discard(key)
+
+    def _param_values(
+        self,
+        engine: Engine,
+        fn: Function,
+        name: str,
+        shapes: bool,
+        typed: bool,
+        key: tuple[str, int, str, bool],
+    ) -> list[AValue]:
+        from boundary_audit.static.calls import is_variadic, variadic_rest, with_step
+
         param = fn.param(name)
         if typed:
             assert fn.cls is not None

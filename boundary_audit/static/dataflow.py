@@ -19,12 +19,8 @@ import tree_sitter as ts
 from boundary_audit.static import inputs as I
 from boundary_audit.static import knowledge as K
 from boundary_audit.static import programs as P
-from boundary_audit.static.dataflow_limits import (
-    MAX_CALL_DEPTH,
-    MAX_STEPS,
-    PARAM_FLOOR,
-    PARAM_SHARE,
-)
+from boundary_audit.static import replay as R
+from boundary_audit.static.dataflow_limits import MAX_STEPS
 from boundary_audit.static.extract.base import Extractor
 from boundary_audit.static.ir import (
     Alt,
@@ -79,6 +75,7 @@ from boundary_audit.taxonomy import Contract
 
 if TYPE_CHECKING:
     from boundary_audit.static.crossfile import Corpus
+    from boundary_audit.static.replay import Replay
 
 
 _NEVER = 1 << 30
@@ -87,13 +84,19 @@ _NEVER = 1 << 30
 class Budget:
     """Evaluation steps spent on the current sink (shared by the engines it involves)."""
 
-    __slots__ = ("steps", "limit")
+    __slots__ = ("steps", "limit", "need", "gave_up")
 
     def __init__(self) -> None:
         self.steps = 0
         self.limit = MAX_STEPS
         """The step count past which evaluation gives up: MAX_STEPS, or less inside a
         parameter lookup (`Engine.param`), which may spend only a share of the steps left."""
+        self.need = 0
+        """The least `limit` the evaluation in progress has needed so far under the limit in
+        force (a capped lookup needs its share of what was left where it began): evaluating
+        the same again with at least that limit gives up nowhere (`replay.Replay.room`)."""
+        self.gave_up = 0
+        """Steps refused past `limit`, by any engine on this budget."""
 
 
 class Engine:
@@ -126,6 +129,18 @@ class Engine:
         self.depth = 0
         self.at_site = False
         """A helper's value re-evaluated for one call site (`CallEvaluator.at_call_site`)."""
+        self.lasting = False
+        """Its memo outlives an evaluation that asks it (the corpus keeps it for every later
+        lookup into its file, `Corpus.engine_for`), or it reads another engine's memo
+        (`_mapped_item`): steps in it depend on more than that evaluation (`replay.keep`)."""
+        self._own = 0
+        """Steps this engine took."""
+        self._trail: list[tuple[object, ...]] = []
+        """Keys evaluated (not cut, not memo hits) since the outermost evaluation began."""
+        self._cuts: list[tuple[object, ...]] = []
+        """Keys a cycle cut returned to since the outermost evaluation began."""
+        self._replays: dict[tuple[object, ...], Replay | None] = {}
+        """Partial results kept for `replay.replay` (None: one was made once)."""
         from boundary_audit.static.calls import CallEvaluator
         from boundary_audit.static.parsing import QUERY_DIALECT
 
@@ -158,29 +173,50 @@ class Engine:
         A cycle contributes nothing (the least fixpoint of the other paths). A result that a
         cut made return into an evaluation still in progress is partial until that one ends,
         so it is memoised only when the cut returned to this very evaluation (the cycle's
-        root) or to none: one pass per value, not one per path.
+        root) or to none: one pass per value, not one per path. A partial result that
+        evaluating its key again would retrace step by step is kept instead
+        (`replay.Replay`), and given again with those steps charged while that holds.
         """
         budget = self.budget
         budget.steps += 1
+        self._own += 1
+        if self.lasting:
+            R.LASTING_STEPS[0] += 1
         if budget.steps > budget.limit:
+            budget.gave_up += 1
             self._low = -1
             return UNKNOWN_OPAQUE
-        at = self._busy.get(key)
+        busy = self._busy
+        at = busy.get(key)
         if at is not None:
             self._low = min(self._low, at)
+            self._cuts.append(key)
             return Opq(EMPTY)
-        depth = len(self._busy)
-        self._busy[key] = depth
+        self._trail.append(key)
+        kept = self._replays.get(key)
+        if kept is not None:
+            hit = R.replay(self, kept)
+            if hit is not None:
+                return hit
+        depth = len(busy)
+        busy[key] = depth
         outer, self._low = self._low, _NEVER
+        frame = R.Frame(self)
         low = -1
         try:
             result = compute(*args)
             low = self._low
         finally:
-            del self._busy[key]
+            del busy[key]
             self._low = outer if low >= depth else min(outer, low)
+            frame.close()
+            if not depth:
+                self._trail.clear()
+                self._cuts.clear()
         if low >= depth:
             self._memo[key] = result
+        elif low >= 0 and self._outer is None:
+            R.keep(self, key, result, depth, frame)
         return result
 
     def _eval(self, expr: Expr, fn: Function) -> AValue:
@@ -317,6 +353,7 @@ class Engine:
         child.looped = {**self.looped, (fn.key, expr.var): item}
         child._alive = self._alive
         child._outer = (self._memo, fn.key)
+        child.lasting = True
         return [child.eval(e, fn) for e in expr.items]
 
     def _on_else(self, fn: Function, d: Def, use_path: tuple[int, ...]) -> bool:
@@ -340,7 +377,7 @@ class Engine:
         hit = self._memo.get(key)
         if hit is not None:
             return hit
-        if key not in self._busy and self.depth >= MAX_CALL_DEPTH:
+        if key not in self._busy and R.too_deep(self, key):
             return UNKNOWN_OPAQUE
         self.depth += 1
         try:
@@ -355,13 +392,15 @@ class Engine:
         (the model's `cmd`) unread."""
         budget = self.budget
         limit = budget.limit
-        left = limit - budget.steps
-        num, den = PARAM_SHARE
-        budget.limit = budget.steps + max(left * num // den, min(left, PARAM_FLOOR))
+        start = budget.steps
+        budget.limit = start + R.share(limit - start)
+        need, budget.need = budget.need, 0
         try:
             return compute()
         finally:
             budget.limit = limit
+            # what the capped evaluation needed of the steps left where it began
+            budget.need = max(need, start + R.unshare(max(budget.need, budget.steps) - start))
 
     def _param(self, fn: Function, name: str) -> AValue:
         p = fn.param(name)

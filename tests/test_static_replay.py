@@ -22,19 +22,19 @@ from boundary_audit.static.sinks import FileContext, SinkSite
 from boundary_audit.static.values import AValue
 
 
-def _program(seed: int, root: Path) -> None:
-    """Two Python files of helpers `h0..hN` calling each other, and a few sinks."""
+def _program(seed: int, root: Path, modules: int = 2) -> None:
+    """Python files of helpers `h0..hN` calling each other, and a few sinks."""
     rnd = random.Random(seed)
     n = rnd.randint(4, 14)
-    files = ["tools_a.py", "tools_b.py"]
+    files = [f"tools_{chr(97 + m)}.py" for m in range(modules)]
     head = ["import subprocess", "import shlex", "from agents import function_tool", ""]
     bodies = {f: list(head) for f in files}
-    owner = {i: files[rnd.randrange(2)] for i in range(n)}
+    owner = {i: files[rnd.randrange(modules)] for i in range(n)}
     for f in files:
-        others = sorted({f"h{i}" for i in range(n) if owner[i] != f})
-        if others:
-            mod = "tools_b" if f == "tools_a.py" else "tools_a"
-            bodies[f].insert(2, f"from {mod} import {', '.join(others)}")
+        for g in files:
+            others = sorted({f"h{i}" for i in range(n) if owner[i] == g != f})
+            if others:
+                bodies[f].insert(2, f"from {g[:-3]} import {', '.join(others)}")
     for i in range(n):
         lines = [f"def h{i}(path, flag):"]
         var = "path"
@@ -75,7 +75,7 @@ def _program(seed: int, root: Path) -> None:
         "",
     ]
     for s in range(rnd.randint(1, 3)):
-        f = files[rnd.randrange(2)]
+        f = files[rnd.randrange(modules)]
         if rnd.random() < 0.5:
             bodies[f].append("@function_tool")
         bodies[f] += [
@@ -124,6 +124,7 @@ def hits(monkeypatch: pytest.MonkeyPatch) -> Iterator[list[int]]:
 def _scan_both(
     root: Path, spent: Spent, monkeypatch: pytest.MonkeyPatch
 ) -> tuple[tuple[object, Spent], tuple[object, Spent]]:
+    spent.clear()
     """(findings, steps per sink) with replays, then with none kept."""
     options = ScanOptions(jobs=1, scope=False)
     with_replays = scan_path(root, options=options).findings
@@ -151,6 +152,27 @@ def test_a_scan_finds_and_spends_the_same_with_replays_as_without(
     _program(seed, tmp_path)
     with_replays, without = _scan_both(tmp_path, spent, monkeypatch)
     assert with_replays[1], "no sink was evaluated"  # the seeds are ones that make sinks
+    assert with_replays == without
+
+
+@pytest.mark.parametrize("seed", [0, 3, 4, 9])
+def test_the_same_when_the_corpus_drops_extractors_it_keeps(
+    seed: int,
+    tmp_path: Path,
+    spent: Spent,
+    hits: list[int],
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """With room for about two of six files' extractors, the cross-file pass drops and
+    rebuilds them while sinks are evaluated: which it drops follows the order of their
+    last use, which a replay repeats (`Corpus.retouch`)."""
+    from boundary_audit.static import crossfile
+
+    _program(seed, tmp_path, modules=6)
+    sizes = sorted(p.stat().st_size for p in tmp_path.iterdir())
+    monkeypatch.setattr(crossfile, "MAX_EXTRACTOR_BYTES", sizes[-1] + sizes[-2])
+    with_replays, without = _scan_both(tmp_path, spent, monkeypatch)
+    assert with_replays[1]
     assert with_replays == without
 
 

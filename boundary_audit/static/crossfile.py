@@ -255,12 +255,17 @@ class Corpus:
     """How many lookups of parameter values returned one still being computed (a cycle
     through other files: nothing yet)."""
     _pending: set[tuple[str, int, str, bool]] = field(default_factory=set)
+    touches: list[tuple[bool, object]] = field(default_factory=list)
+    """Every use of a kept extractor or shared engine since the file began, in order
+    ((True, engine key) or (False, path)): which one the bounds drop next follows it, so a
+    partial result given again repeats its evaluation's (`retouch`)."""
 
     def extractor(self, path: str) -> Extractor | None:
         """The (cached) extractor of another file, or None if it cannot be analysed.
 
         The main pass's extractor or tree of the file if it is still kept (`Corpus.tree`),
         else built on a fresh parse."""
+        self.touches.append((False, path))
         if path in self._extractors:
             self._extractors.move_to_end(path)
             return self._extractors[path]
@@ -394,7 +399,17 @@ class Corpus:
         depend on which files its process analysed before it."""
         self._params.clear()
         self._engines.clear()
+        self.touches.clear()
         self.generation += 1
+
+    def retouch(self, touches: tuple[tuple[bool, object], ...]) -> None:
+        """Use the kept extractors and shared engines of `touches` again, in that order
+        (an evaluation given again instead of repeated, `replay.replay`)."""
+        for is_engine, key in touches:
+            kept = self._engines if is_engine else self._extractors
+            if key in kept:
+                kept.move_to_end(key)  # type: ignore[arg-type]
+        self.touches.extend(touches)
 
     def prepare(self) -> None:
         """Build the per-family tables the cross-file pass builds on first use (identifier
@@ -430,6 +445,8 @@ class Corpus:
         hops = parent.hops + 1
         key = (ex.path, hops)
         engine = self._engines.get(key) if shared else None
+        if shared:
+            self.touches.append((True, key))
         if engine is None or engine.ex is not ex:
             if engine is not None:
                 self.churn += 1

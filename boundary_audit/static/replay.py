@@ -14,7 +14,8 @@ evaluation of the key would retrace exactly the same steps when:
   (`Replay.room`, which follows the capped parameter lookups), and every test of the call
   depth bound answers as it did (`Replay.peak`, `Replay.floor`);
 - the corpus has the same generation and kept the same extractors and shared engines
-  (`Corpus.churn`).
+  (`Corpus.churn`); the ones it used are used again, in the same order, so that the bounds
+  on them drop the same ones next (`Corpus.retouch`).
 It is kept only if its evaluation memoised nothing in its own engine, stepped in no engine
 whose memo outlives it or that reads another's (`Engine.lasting`, `LASTING_STEPS`; the
 engines made for it alone start empty each time), gave up on no step (`Budget.gave_up`: with
@@ -50,10 +51,22 @@ class Replay:
     evaluated (`touched`), the evaluations in progress it was cut at (`cuts`), the steps it
     charged to the budget (`steps`, `own` of them in its engine), the least limit it needed
     relative to where it began (`room`), the deepest depth at which the call depth bound let
-    it on and the shallowest at which it stopped it (relative to its own depth), and the
-    corpus's state."""
+    it on and the shallowest at which it stopped it (relative to its own depth), the
+    corpus's state, and the kept extractors and shared engines it used, last use last
+    (`Corpus.touches`: giving it again uses them again, so the bounds drop the same ones)."""
 
-    __slots__ = ("value", "touched", "cuts", "steps", "own", "room", "peak", "floor", "state")
+    __slots__ = (
+        "value",
+        "touched",
+        "cuts",
+        "steps",
+        "own",
+        "room",
+        "peak",
+        "floor",
+        "state",
+        "uses",
+    )
 
     def __init__(
         self,
@@ -65,6 +78,7 @@ class Replay:
         room: int,
         depths: tuple[int, int],
         state: tuple[int, int],
+        uses: tuple[tuple[bool, object], ...],
     ) -> None:
         self.value = value
         self.touched = touched
@@ -74,6 +88,7 @@ class Replay:
         self.room = room
         self.peak, self.floor = depths
         self.state = state
+        self.uses = uses
 
 
 class Frame:
@@ -90,6 +105,7 @@ class Frame:
         "steps",
         "depth",
         "unstable",
+        "uses",
         "need",
         "depths",
         "room",
@@ -105,7 +121,9 @@ class Frame:
         self.cuts = len(engine._cuts)
         self.steps = budget.steps
         self.depth = engine.depth
-        self.unstable = engine.corpus.unstable if engine.corpus is not None else 0
+        corpus = engine.corpus
+        self.unstable = corpus.unstable if corpus is not None else 0
+        self.uses = len(corpus.touches) if corpus is not None else 0
         self.need, budget.need = budget.need, 0
         self.depths = (DEPTHS[0], DEPTHS[1])
         DEPTHS[0], DEPTHS[1] = -1, _NEVER
@@ -151,6 +169,8 @@ def keep(engine: Engine, key: Key, value: AValue, depth: int, frame: Frame) -> N
         replays[key] = None
         return
     busy = engine._busy
+    corpus = engine.corpus
+    uses = corpus.touches[frame.uses :] if corpus is not None else []
     replays[key] = Replay(
         value,
         frozenset(engine._trail[frame.trail :]),
@@ -160,6 +180,7 @@ def keep(engine: Engine, key: Key, value: AValue, depth: int, frame: Frame) -> N
         frame.room,
         frame.depths,
         state(engine),
+        tuple(reversed(dict.fromkeys(reversed(uses)))),
     )
 
 
@@ -195,6 +216,8 @@ def replay(engine: Engine, kept: Replay) -> AValue | None:
     DEPTHS[1] = min(DEPTHS[1], depth + kept.floor)
     engine._trail.extend(touched)
     engine._cuts.extend(kept.cuts)
+    if kept.uses and engine.corpus is not None:
+        engine.corpus.retouch(kept.uses)
     return kept.value
 
 

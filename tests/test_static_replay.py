@@ -143,11 +143,7 @@ one call did not stop a result from being kept (`Budget.gave_up`)."""
 
 @pytest.mark.parametrize("seed", SEEDS)
 def test_a_scan_finds_and_spends_the_same_with_replays_as_without(
-    seed: int,
-    tmp_path: Path,
-    spent: Spent,
-    hits: list[int],
-    monkeypatch: pytest.MonkeyPatch,
+    seed: int, tmp_path: Path, spent: Spent, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     _program(seed, tmp_path)
     with_replays, without = _scan_both(tmp_path, spent, monkeypatch)
@@ -157,11 +153,7 @@ def test_a_scan_finds_and_spends_the_same_with_replays_as_without(
 
 @pytest.mark.parametrize("seed", [0, 3, 4, 9])
 def test_the_same_when_the_corpus_drops_extractors_it_keeps(
-    seed: int,
-    tmp_path: Path,
-    spent: Spent,
-    hits: list[int],
-    monkeypatch: pytest.MonkeyPatch,
+    seed: int, tmp_path: Path, spent: Spent, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """With room for about two of six files' extractors, the cross-file pass drops and
     rebuilds them while sinks are evaluated: which it drops follows the order of their

@@ -250,11 +250,12 @@ class Corpus:
     memoised values of another file's evaluation."""
     churn: int = 0
     """How many kept extractors and shared engines were dropped or replaced: a lookup
-    into their file after that evaluates again what they memoised (`Engine._replay`)."""
+    into their file after that evaluates again what they memoised (`replay.replay`)."""
     unstable: int = 0
     """How many lookups of parameter values returned one still being computed (a cycle
     through other files: nothing yet)."""
     _pending: set[tuple[str, int, str, bool]] = field(default_factory=set)
+    """Keys of `_params` still being computed (their entry is an empty placeholder)."""
     touches: list[tuple[bool, object]] = field(default_factory=list)
     """Every use of a kept extractor or shared engine since the file began, in order
     ((True, engine key) or (False, path)): which one the bounds drop next follows it, so a

@@ -119,6 +119,25 @@ def test_a_running_engine_is_reused_and_left_running(dockerd_service: Dockerd) -
     assert ping(dockerd_service.socket)
 
 
+IP_FORWARD = Path("/proc/sys/net/ipv4/ip_forward")
+
+
+@pytest.mark.docker
+def test_an_engine_we_start_leaves_the_hosts_packet_forwarding_off(tmp_path: Path) -> None:
+    # dockerd turns net.ipv4.ip_forward on as it starts unless told not to (a fresh machine
+    # boots with it off: the attack corpus's judge saw the knob change under every docker run)
+    if IP_FORWARD.read_bytes() != b"0\n":
+        pytest.skip("the host forwards packets already: a change could not be seen")
+    service = Dockerd(tmp_path / "state", die_with_parent=True)
+    service.start()
+    try:
+        assert service.owned
+        assert IP_FORWARD.read_bytes() == b"0\n"
+    finally:
+        service.stop()
+        IP_FORWARD.write_bytes(b"0\n")  # as it was, should the engine have turned it on
+
+
 @pytest.mark.docker
 def test_image_is_built_once_per_content(
     docker_sandbox: DockerSandbox, docker_engine: DockerEngine

@@ -8,14 +8,16 @@ of its own (default `<user cache>/boundary-audit/dockerd`, or `BOUNDARY_AUDIT_DO
     dockerd.pid   --pidfile               exec/   --exec-root (containerd state)
     daemon.json   an empty --config-file  dockerd.log
 
-started as `dockerd --iptables=false --bridge=none` (containers run with `--network none`
-anyway, and the host's firewall is left alone). One engine serves every boundary-audit process
-of the user, reference-counted (`supervisor.Shared`): `Dockerd.start()` takes a lease (starting
-the engine first if none answers, under the directory's lock, so two processes never start
-two), `stop()` drops it, and the process that drops the last lease of an engine boundary-audit
-started stops it (SIGTERM, then SIGKILL of its process group). An engine that was already
-answering and that boundary-audit did not start is never stopped. The lease is registered with
-the supervisor, so a killed process's lease is dropped by its guardian.
+started as `dockerd --iptables=false --ip-forward=false --bridge=none` (containers run with
+`--network none` anyway, and the host's firewall and its `net.ipv4.ip_forward` are left alone:
+without `--ip-forward=false` the engine turns on the host's packet forwarding). One engine
+serves every boundary-audit process of the user, reference-counted (`supervisor.Shared`):
+`Dockerd.start()` takes a lease (starting the engine first if none answers, under the
+directory's lock, so two processes never start two), `stop()` drops it, and the process that
+drops the last lease of an engine boundary-audit started stops it (SIGTERM, then SIGKILL of its
+process group). An engine that was already answering and that boundary-audit did not start is
+never stopped. The lease is registered with the supervisor, so a killed process's lease is
+dropped by its guardian.
 """
 
 from __future__ import annotations
@@ -134,6 +136,7 @@ class Dockerd:
                 f"--pidfile={self.state_dir / 'dockerd.pid'}",
                 f"--config-file={config}",
                 "--iptables=false",
+                "--ip-forward=false",
                 "--bridge=none",
             ],
             log=self.state_dir / "dockerd.log",

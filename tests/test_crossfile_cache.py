@@ -122,3 +122,58 @@ def test_the_kept_extractors_are_bounded_by_their_source_bytes(
     monkeypatch.setattr(crossfile, "MAX_EXTRACTOR_BYTES", 0)
     corpus.extractor("m3.py")  # over any bound, the latest is still kept
     assert list(corpus._extractors) == ["m3.py"] and corpus._extractor_bytes == 46
+
+
+TYPED = {
+    "a_interp.py": (
+        "import subprocess\n"
+        "\n"
+        "\n"
+        "class ShellInterpreter:\n"
+        "    def run(self, code):\n"
+        "        return subprocess.run(code, shell=True, capture_output=True)\n"
+    ),
+    "b_agent.py": (
+        "import json\n"
+        "\n"
+        "from a_interp import ShellInterpreter\n"
+        "\n"
+        "\n"
+        "class Agent:\n"
+        "    def __init__(self):\n"
+        "        self.interpreter = ShellInterpreter()\n"
+        "\n"
+        "    def step(self, reply):\n"
+        "        args = json.loads(reply.tool_calls[0].function.arguments)\n"
+        '        return self.interpreter.run(args["code"])\n'
+    ),
+    "c_registry.py": (
+        'from a_interp import ShellInterpreter\n\nINTERPRETERS = {"shell": ShellInterpreter}\n'
+    ),
+}
+
+
+def test_a_file_that_only_names_the_class_is_not_read_for_its_calls(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # `run` is a common name: its callers are looked for in the files naming its class, and
+    # c_registry.py names the class but has no `run` in it
+    for name, text in TYPED.items():
+        (tmp_path / name).write_text(text, encoding="utf-8")
+    asked: list[str] = []
+    real = crossfile.Corpus.extractor
+
+    def recording(self: crossfile.Corpus, path: str) -> object:
+        asked.append(path)
+        return real(self, path)
+
+    monkeypatch.setattr(crossfile.Corpus, "extractor", recording)
+    [f] = scan_path(tmp_path, options=ScanOptions(jobs=1)).findings
+    assert (f.code, f.primary.path, f.primary.start_line, f.model_controlled) == (
+        "BA101",
+        "a_interp.py",
+        6,
+        True,
+    )
+    assert [(r.path, r.start_line) for r in f.related] == [("b_agent.py", 11), ("b_agent.py", 12)]
+    assert "b_agent.py" in asked and "c_registry.py" not in asked

@@ -528,7 +528,12 @@ class Corpus:
                 if taker is not None:
                     paths = [p for p in paths if self._defines(p, taker)]
         out: list[AValue] = []
+        word = fn.name.encode()
         for path in paths:
+            if word not in self.files[path][1]:
+                # no call of `fn` (`call_nodes` finds them by the name's text): a file that
+                # names only the class (a typed candidate) is not parsed for nothing
+                continue
             ex = self.extractor(path)
             if ex is None:
                 continue

@@ -15,6 +15,7 @@ import tree_sitter as ts
 
 from boundary_audit.finding import Finding
 from boundary_audit.static import analyze, crossfile, parsing
+from boundary_audit.static.dataflow import Engine
 from boundary_audit.static.engine import ScanOptions, scan_path
 
 FILES = {
@@ -122,6 +123,40 @@ def test_the_kept_extractors_are_bounded_by_their_source_bytes(
     monkeypatch.setattr(crossfile, "MAX_EXTRACTOR_BYTES", 0)
     corpus.extractor("m3.py")  # over any bound, the latest is still kept
     assert list(corpus._extractors) == ["m3.py"] and corpus._extractor_bytes == 46
+
+
+def test_a_dropped_extractor_a_shared_engine_holds_is_taken_again(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # dropping it would drop the engine and what it memoised: a lookup after the bound
+    # dropped the file would take other steps than one before, so findings would depend on it
+    monkeypatch.setattr(crossfile, "MAX_RECENT_BYTES", 0)
+    monkeypatch.setattr(crossfile, "MAX_EXTRACTOR_BYTES", 0)
+    files = {f"m{i}.py": ("python", f"def f{i}(x):\n    return x\n".encode()) for i in range(3)}
+    corpus = crossfile.Corpus(files)
+    parsed: list[bytes] = []
+    real = parsing.parse
+
+    def counting(lang: str, data: bytes) -> ts.Tree:
+        parsed.append(data)
+        return real(lang, data)
+
+    monkeypatch.setattr(crossfile, "parse", counting)
+    held = corpus.extractor("m0.py")
+    main = corpus.extractor("m1.py")  # over the bound: m0.py is dropped
+    assert held is not None and main is not None and list(corpus._extractors) == ["m1.py"]
+    parent = Engine(main, corpus)
+    engine = corpus.engine_for(held, parent, shared=True)
+    memo = engine._memo
+    corpus.extractor("m2.py")
+    again = corpus.extractor("m0.py")
+    assert again is held and corpus.engine_for(again, parent, shared=True) is engine
+    assert engine._memo is memo and list(corpus._extractors) == ["m0.py"]
+    assert corpus.churn == 3  # m0.py, m1.py, m2.py dropped in turn
+    assert parsed == [files["m0.py"][1], files["m1.py"][1], files["m2.py"][1]]
+    corpus.begin_file()  # the engines go: a dropped file is parsed again
+    corpus.extractor("m1.py")
+    assert parsed[3:] == [files["m1.py"][1]]
 
 
 TYPED = {

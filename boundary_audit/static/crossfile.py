@@ -265,6 +265,7 @@ class Corpus:
         """The (cached) extractor of another file, or None if it cannot be analysed.
 
         The main pass's extractor or tree of the file if it is still kept (`Corpus.tree`),
+        or the extractor a kept shared engine still evaluates with (`_engine_extractor`),
         else built on a fresh parse."""
         self.touches.append((False, path))
         if path in self._extractors:
@@ -275,6 +276,8 @@ class Corpus:
         if kept is not None:
             self._recent_bytes -= len(data)
         ex: Extractor | None
+        if not isinstance(kept, Extractor):
+            kept = self._engine_extractor(path) or kept
         if isinstance(kept, Extractor):
             ex = kept
         else:
@@ -291,6 +294,16 @@ class Corpus:
             self._extractor_bytes -= len(self.files[old][1])
             self.churn += 1
         return ex
+
+    def _engine_extractor(self, path: str) -> Extractor | None:
+        """The extractor of `path` a kept shared engine still evaluates with (the bound
+        dropped it from `_extractors`, the engine holds it): taken again, the engine and
+        what it memoised stay valid (`engine_for`), so what a lookup finds does not depend
+        on the bound."""
+        for (where, _hops), engine in self._engines.items():
+            if where == path:
+                return engine.ex
+        return None
 
     def tree(self, path: str, lang: str, data: bytes) -> ts.Tree:
         """The main pass's tree of file `path`, `data` in `lang` (as the corpus holds it, not

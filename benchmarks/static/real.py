@@ -1,7 +1,8 @@
 """Benchmark: `boundary-audit scan` on real harness trees against a parse-only pass.
 
+    .venv/bin/pip install -e '.[bench]'      # bandit and semgrep (once)
     .venv/bin/python benchmarks/static/real.py [--repeat 3] [--mirrors /work/.mirror] \
-        [--trees real_trees.toml] [--only NAME] [--other-code DIR]
+        [--trees real_trees.toml] [--only NAME] [--other-code DIR] [--no-peers]
 
 For each tree of `real_trees.toml` (a bare git mirror and a commit; skipped with a note when
 the mirror or the commit is absent), whole processes, as a user starts them:
@@ -13,6 +14,13 @@ the mirror or the commit is absent), whole processes, as a user starts them:
   ... [other]    with --other-code DIR, both scans again with PYTHONPATH=DIR (another
                  version of the package, e.g. `git archive main boundary_audit tasks probes
                  system_adapters specimens contracts | tar -x -C DIR`), in the same rounds
+  bandit         `bandit -q -t B602,B603,B604,B605,B606,B607 -r DIR -f json` (its shell and
+                 process checks; Python files only), in the same rounds
+  semgrep        `semgrep scan --metrics=off --disable-version-check --config
+                 semgrep-rules.yml --json DIR` (local rules for the same sinks; semgrep's
+                 default ignores apply), in the same rounds
+The peers are left out with --no-peers, and noted as missing when not installed; their
+notes give the exit status (bandit exits 1 when it reports an issue) and the results' count.
 DIR holds exactly the files the scan analyses: the commit's files as the scan reads them
 (`source.open_checkout(...).files()`, so missing blobs of a partial mirror, binaries and
 oversized files are left out as the scan leaves them; `git archive` cannot serve a partial
@@ -31,6 +39,7 @@ import argparse
 import hashlib
 import json
 import os
+import shutil
 import statistics
 import subprocess
 import sys
@@ -105,7 +114,41 @@ def load() -> str:
     return " ".join(f"{x:.2f}" for x in os.getloadavg())
 
 
-def bench_tree(tree: Tree, repeat: int, exe: Path, other: Path | None) -> None:
+def peers(files_dir: Path, out: Path) -> dict[str, list[str]]:
+    """The peer tools' processes over `files_dir`, each writing its JSON to `out`/NAME.json
+    (the installed ones: beside this interpreter, else on PATH)."""
+    found: dict[str, list[str]] = {}
+    for name in ("bandit", "semgrep"):
+        local = Path(sys.executable).parent / name
+        exe = str(local) if local.exists() else shutil.which(name)
+        if exe is None:
+            print(f"   {name}: not installed (pip install -e '.[bench]')")
+            continue
+        report = str(out / f"{name}.json")
+        found[name] = (
+            [exe, "-q", "-t", "B602,B603,B604,B605,B606,B607", "-r", str(files_dir)]
+            + ["-f", "json", "-o", report]
+            if name == "bandit"
+            else [exe, "scan", "--metrics=off", "--disable-version-check", "--quiet"]
+            + ["--config", str(HERE / "semgrep-rules.yml"), "--json", "--output", report]
+            + [str(files_dir)]
+        )
+    return found
+
+
+def peer_results(argv: list[str]) -> str:
+    """How many results a peer's JSON report (the path after `-o`/`--output`) holds."""
+    flag = "-o" if "-o" in argv else "--output"
+    try:
+        done = json.loads(Path(argv[argv.index(flag) + 1]).read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return "no report"
+    return f"{len(done.get('results', []))} results"
+
+
+def bench_tree(
+    tree: Tree, repeat: int, exe: Path, other: Path | None, with_peers: bool = True
+) -> None:
     if not tree.mirror.is_dir():
         print(f"== {tree.name}: skipped, no mirror at {tree.mirror}")
         return
@@ -140,6 +183,10 @@ def bench_tree(tree: Tree, repeat: int, exe: Path, other: Path | None) -> None:
             for jobs in ("1", "2"):
                 cases[f"scan --jobs {jobs} [other]"] = [*scan, "--jobs", jobs]
                 envs[f"scan --jobs {jobs} [other]"] = {**env, "PYTHONPATH": str(other)}
+        if with_peers:
+            for name, argv in peers(files_dir, Path(tmp)).items():
+                cases[name] = argv
+                envs[name] = env
         runs: dict[str, list[tuple[float, float]]] = {k: [] for k in cases}
         notes: dict[str, set[str]] = {k: set() for k in cases}
         for round_ in range(repeat + 1):
@@ -155,6 +202,8 @@ def bench_tree(tree: Tree, repeat: int, exe: Path, other: Path | None) -> None:
                         f"exit {status}, {done['summary']['files_scanned']} files, "
                         f"{len(findings)} findings sha256 {digest[:12]}"
                     )
+                elif name in ("bandit", "semgrep"):
+                    notes[name].add(f"exit {status}, {peer_results(argv)}")
                 else:
                     notes[name].add(f"exit {status}, files/bytes {out.strip()}")
                 if round_:
@@ -181,6 +230,7 @@ def main() -> int:
     ap.add_argument("--trees", type=Path, default=HERE / "real_trees.toml")
     ap.add_argument("--only", action="append", help="tree name (repeatable)")
     ap.add_argument("--other-code", type=Path, help="also scan with PYTHONPATH=DIR")
+    ap.add_argument("--no-peers", action="store_true", help="leave out bandit and semgrep")
     args = ap.parse_args()
     exe = Path(sys.executable).parent / "boundary-audit"
     if not exe.exists():
@@ -188,7 +238,7 @@ def main() -> int:
         return 2
     for tree in trees(args.trees, args.mirrors):
         if not args.only or tree.name in args.only:
-            bench_tree(tree, args.repeat, exe, args.other_code)
+            bench_tree(tree, args.repeat, exe, args.other_code, not args.no_peers)
     return 0
 
 

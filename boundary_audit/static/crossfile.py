@@ -52,7 +52,9 @@ recently used dropped beyond it, the latest always kept). An extractor costs abo
 of tree and up to 13 of IR per source byte, so this is about 70 MiB at most. The files a
 real harness's cross-file pass asks for fit: MetaGPT@ba28689 asks for 234 files (1.6 MB),
 openai-agents-js@6d0c61a for 92 (2.5 MB); the count bound of 64 extractors this replaced
-made MetaGPT's scan parse 279 files again, 36% of its 770 parses (benchmarks/README.md)."""
+made MetaGPT's scan parse 279 files again, 36% of its 770 parses (benchmarks/README.md).
+The extractors the kept shared engines hold (at most 64, until the next file) outlive the
+bound: a dropped one is taken again from its engine (`_engine_extractor`)."""
 MAX_RECENT_BYTES = 256 * 1024
 """Source bytes of the main pass's latest files whose trees (or extractors) are kept per
 process for the cross-file pass. A tree costs about 20 bytes of memory per source byte, so

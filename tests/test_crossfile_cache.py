@@ -105,13 +105,17 @@ def test_the_kept_trees_are_bounded(monkeypatch: pytest.MonkeyPatch) -> None:
     assert corpus.main_extractor("m0.py", other) is None
 
 
+def _bounded(monkeypatch: pytest.MonkeyPatch, limit: int, texts: list[str]) -> crossfile.Corpus:
+    """A corpus of Python files `m0.py`... with no kept trees and `limit` extractor bytes."""
+    monkeypatch.setattr(crossfile, "MAX_RECENT_BYTES", 0)
+    monkeypatch.setattr(crossfile, "MAX_EXTRACTOR_BYTES", limit)
+    return crossfile.Corpus({f"m{i}.py": ("python", t.encode()) for i, t in enumerate(texts)})
+
+
 def test_the_kept_extractors_are_bounded_by_their_source_bytes(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    monkeypatch.setattr(crossfile, "MAX_RECENT_BYTES", 0)
-    monkeypatch.setattr(crossfile, "MAX_EXTRACTOR_BYTES", 100)
-    files = {f"m{i}.py": ("python", f"x{i} = {'1' * 40}\n".encode()) for i in range(4)}
-    corpus = crossfile.Corpus(files)
+    corpus = _bounded(monkeypatch, 100, [f"x{i} = {'1' * 40}\n" for i in range(4)])
     first = corpus.extractor("m0.py")
     assert first is not None and corpus.extractor("m0.py") is first  # kept, not rebuilt
     corpus.extractor("m1.py")
@@ -130,10 +134,8 @@ def test_a_dropped_extractor_a_shared_engine_holds_is_taken_again(
 ) -> None:
     # dropping it would drop the engine and what it memoised: a lookup after the bound
     # dropped the file would take other steps than one before, so findings would depend on it
-    monkeypatch.setattr(crossfile, "MAX_RECENT_BYTES", 0)
-    monkeypatch.setattr(crossfile, "MAX_EXTRACTOR_BYTES", 0)
-    files = {f"m{i}.py": ("python", f"def f{i}(x):\n    return x\n".encode()) for i in range(3)}
-    corpus = crossfile.Corpus(files)
+    corpus = _bounded(monkeypatch, 0, [f"def f{i}(x):\n    return x\n" for i in range(3)])
+    files = corpus.files
     parsed: list[bytes] = []
     real = parsing.parse
 

@@ -103,16 +103,35 @@ def scan(tree: Path, jobs: int) -> tuple[float, float, int]:
 def peer(argv: list[str]) -> tuple[float | None, str]:
     from boundary_audit._subprocess import run
 
-    if shutil.which(argv[0]) is None and not Path(argv[0]).exists():
+    if not installed(argv[0]):
         return None, "not installed (pip install -e '.[bench]')"
     start = time.perf_counter()
     done = run(argv, timeout=1800)
     return time.perf_counter() - start, f"exit {done.returncode}"
 
 
+def installed(exe: str) -> bool:
+    """Whether the program `exe` (a path, or a name on PATH) is there."""
+    return shutil.which(exe) is not None or Path(exe).exists()
+
+
 def tool(name: str) -> str:
     local = Path(sys.executable).parent / name
     return str(local) if local.exists() else name
+
+
+PEERS = ("bandit", "semgrep")
+
+
+def peer_argv(name: str, tree: Path, report: Path) -> list[str]:
+    """The command line of peer `name` over `tree`, writing its JSON to `report`: bandit's
+    shell and process checks (Python files only), or semgrep with the local rules."""
+    if name == "bandit":
+        checks = "B602,B603,B604,B605,B606,B607"
+        return [tool(name), "-q", "-t", checks, "-r", str(tree), "-f", "json", "-o", str(report)]
+    rules = str(HERE / "semgrep-rules.yml")
+    options = ["--metrics=off", "--disable-version-check", "--config", rules, "--json", "--quiet"]
+    return [tool(name), "scan", *options, "--output", str(report), str(tree)]
 
 
 def parse_only_child(tree: Path) -> int:
@@ -295,36 +314,9 @@ def main() -> int:
             ),
         ]
         if not args.no_peers:
-            t, note = peer(
-                [
-                    tool("bandit"),
-                    "-q",
-                    "-t",
-                    "B602,B603,B604,B605,B606,B607",
-                    "-r",
-                    str(tree),
-                    "-f",
-                    "json",
-                    "-o",
-                    str(Path(tmp) / "bandit.json"),
-                ]
-            )
+            t, note = peer(peer_argv("bandit", tree, Path(tmp) / "bandit.json"))
             rows.append(("(c) bandit -t B602..B607 -r", t, note + ", Python files only"))
-            t, note = peer(
-                [
-                    tool("semgrep"),
-                    "scan",
-                    "--metrics=off",
-                    "--disable-version-check",
-                    "--config",
-                    str(HERE / "semgrep-rules.yml"),
-                    "--json",
-                    "--quiet",
-                    "--output",
-                    str(Path(tmp) / "semgrep.json"),
-                    str(tree),
-                ]
-            )
+            t, note = peer(peer_argv("semgrep", tree, Path(tmp) / "semgrep.json"))
             rows.append(("(d) semgrep, local rules", t, note))
         for label, seconds, note in rows:
             shown = "   n/a  " if seconds is None else f"{seconds:7.2f}s"

@@ -39,7 +39,6 @@ import argparse
 import hashlib
 import json
 import os
-import shutil
 import statistics
 import subprocess
 import sys
@@ -114,33 +113,24 @@ def load() -> str:
     return " ".join(f"{x:.2f}" for x in os.getloadavg())
 
 
-def peers(files_dir: Path, out: Path) -> dict[str, list[str]]:
-    """The peer tools' processes over `files_dir`, each writing its JSON to `out`/NAME.json
-    (the installed ones: beside this interpreter, else on PATH)."""
-    found: dict[str, list[str]] = {}
-    for name in ("bandit", "semgrep"):
-        local = Path(sys.executable).parent / name
-        exe = str(local) if local.exists() else shutil.which(name)
-        if exe is None:
+def peers(files_dir: Path, out: Path) -> dict[str, tuple[list[str], Path]]:
+    """The installed peer tools' processes over `files_dir` (`bench.peer_argv`), each with
+    the JSON report it writes below `out`."""
+    found: dict[str, tuple[list[str], Path]] = {}
+    for name in bench.PEERS:
+        report = out / f"{name}.json"
+        argv = bench.peer_argv(name, files_dir, report)
+        if not bench.installed(argv[0]):
             print(f"   {name}: not installed (pip install -e '.[bench]')")
             continue
-        report = str(out / f"{name}.json")
-        found[name] = (
-            [exe, "-q", "-t", "B602,B603,B604,B605,B606,B607", "-r", str(files_dir)]
-            + ["-f", "json", "-o", report]
-            if name == "bandit"
-            else [exe, "scan", "--metrics=off", "--disable-version-check", "--quiet"]
-            + ["--config", str(HERE / "semgrep-rules.yml"), "--json", "--output", report]
-            + [str(files_dir)]
-        )
+        found[name] = (argv, report)
     return found
 
 
-def peer_results(argv: list[str]) -> str:
-    """How many results a peer's JSON report (the path after `-o`/`--output`) holds."""
-    flag = "-o" if "-o" in argv else "--output"
+def peer_results(report: Path) -> str:
+    """How many results a peer's JSON report holds."""
     try:
-        done = json.loads(Path(argv[argv.index(flag) + 1]).read_text(encoding="utf-8"))
+        done = json.loads(report.read_text(encoding="utf-8"))
     except (OSError, ValueError):
         return "no report"
     return f"{len(done.get('results', []))} results"
@@ -183,10 +173,10 @@ def bench_tree(
             for jobs in ("1", "2"):
                 cases[f"scan --jobs {jobs} [other]"] = [*scan, "--jobs", jobs]
                 envs[f"scan --jobs {jobs} [other]"] = {**env, "PYTHONPATH": str(other)}
-        if with_peers:
-            for name, argv in peers(files_dir, Path(tmp)).items():
-                cases[name] = argv
-                envs[name] = env
+        reports = peers(files_dir, Path(tmp)) if with_peers else {}
+        for name, (argv, _report) in reports.items():
+            cases[name] = argv
+            envs[name] = env
         runs: dict[str, list[tuple[float, float]]] = {k: [] for k in cases}
         notes: dict[str, set[str]] = {k: set() for k in cases}
         for round_ in range(repeat + 1):
@@ -202,8 +192,8 @@ def bench_tree(
                         f"exit {status}, {done['summary']['files_scanned']} files, "
                         f"{len(findings)} findings sha256 {digest[:12]}"
                     )
-                elif name in ("bandit", "semgrep"):
-                    notes[name].add(f"exit {status}, {peer_results(argv)}")
+                elif name in reports:
+                    notes[name].add(f"exit {status}, {peer_results(reports[name][1])}")
                 else:
                     notes[name].add(f"exit {status}, files/bytes {out.strip()}")
                 if round_:

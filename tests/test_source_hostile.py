@@ -390,17 +390,31 @@ def _state(pid: int) -> bytes:
         return b"Z"
 
 
-def _git_children_reading(needle: str) -> list[int]:
-    """Pids of git processes whose argv holds `needle` (a sha only this test uses)."""
+def _git_children_reading(needle: str, parent: int) -> list[int]:
+    """Pids of the git children of `parent` whose argv holds `needle` (a sha: another test's
+    repository, or a run of this one, may have the same)."""
     found = []
     for entry in Path("/proc").iterdir():
         if entry.name.isdigit():
             try:
                 argv = (entry / "cmdline").read_bytes().split(b"\0")
-            except OSError:
+                ppid = int((entry / "stat").read_bytes().rpartition(b")")[2].split()[1])
+            except (OSError, IndexError, ValueError):
                 continue
-            if argv[0] == b"git" and any(needle.encode() in a for a in argv):
+            if ppid == parent and argv[0] == b"git" and any(needle.encode() in a for a in argv):
                 found.append(int(entry.name))
+    return found
+
+
+def _ledgered_pids(state: Path) -> set[int]:
+    """Pids of the processes the ledgers below `state` hold (`supervisor.Ledger`)."""
+    found = set()
+    for ledger in (state / "owners").glob("*.jsonl"):
+        for line in ledger.read_text(encoding="utf-8").splitlines():
+            with contextlib.suppress(ValueError):
+                rec = json.loads(line)
+                if rec.get("kind") == "process":
+                    found.add(int(rec["pid"]))
     return found
 
 
@@ -423,7 +437,12 @@ def test_a_local_git_call_blocked_by_a_planted_fifo_is_reaped_by_the_next_run(
         stderr=subprocess.DEVNULL,
     )
     deadline = time.monotonic() + 30
-    while not (blocked := _git_children_reading(sha)):
+    # the scan writes each git call down just after starting it (a call killed in between is
+    # in no ledger: nothing could reap it, and this test is not about that), and a call that
+    # reads no object comes and goes: wait for git calls that are still there, written down
+    while not (blocked := _git_children_reading(sha, scan.pid)) or not (
+        set(blocked) <= _ledgered_pids(tmp_path / "state")
+    ):
         assert time.monotonic() < deadline, "git never opened the FIFO"
         time.sleep(0.05)
     assert _guardian_of(scan.pid) is None

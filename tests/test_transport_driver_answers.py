@@ -172,8 +172,11 @@ def test_fork_bombs_and_kill_all_are_the_replys_failure_through_probe(
     report = tmp_path / "report.json"
     # The timeout only bounds a run that hangs; none of these does. 5 s was too tight for the
     # work after a fork bomb on a loaded 2-core machine (the pids limit stops the bomb, but its
-    # failing forks still take the CPU for a while).
-    args = ["probe", "-r", str(replies), "--select", "write-file-t0", "--timeout", "15"]
+    # failing forks still take the CPU for a while), and so is 15 s: when the bomb holds every
+    # pid, bash retries the fork of `sleep 1` for 1+2+4+8 s before it gives up and goes on to
+    # the `printf` (a fresh-clone CI run failed the raw run of forkbomb-then-work once, most
+    # likely so: its report was not kept).
+    args = ["probe", "-r", str(replies), "--select", "write-file-t0", "--timeout", "30"]
     for t in ("session", "session-pipe", "tmux-keys", "tmux-literal", "ssh"):
         args += ["-t", t]
     code = cli.main([*args, "--format", "json", "-o", str(report), "-j", "1"])

@@ -3,8 +3,9 @@
 Every `git`, `bash`, `ssh`, `docker`, `bwrap` or `tmux` call goes through `run()`: the child
 gets its own session (process group), a timeout kills that whole group, output is captured
 with a cap, and failures become typed `BoundaryAuditError`s carrying the program's stderr.
-While it runs, the child's group is registered with the supervisor, so that a boundary-audit
-killed mid-call (a clone downloading) leaves no `git` behind.
+While it runs, the child's group is registered with the supervisor (from before it starts:
+`supervisor.spawned`), so that a boundary-audit killed mid-call (a clone downloading) leaves
+no `git` behind.
 """
 
 from __future__ import annotations
@@ -105,25 +106,26 @@ def run(
     label = what or Path(argv[0]).name
     start = time.monotonic()
     try:
-        proc = popen(
-            argv,
-            stdin=subprocess.PIPE
-            if input is not None
-            else (subprocess.DEVNULL if stdin_devnull else None),
-            stdout=subprocess.PIPE,
-            stderr=subprocess.PIPE,
-            cwd=cwd,
-            env=dict(env) if env is not None else None,
-            start_new_session=True,
+        proc, token = supervisor.spawned(
+            lambda child_env: popen(
+                argv,
+                stdin=subprocess.PIPE
+                if input is not None
+                else (subprocess.DEVNULL if stdin_devnull else None),
+                stdout=subprocess.PIPE,
+                stderr=subprocess.PIPE,
+                cwd=cwd,
+                env=child_env,
+                start_new_session=True,
+            ),
+            dict(env) if env is not None else None,
+            guarded=guarded,
         )
     except FileNotFoundError as exc:
         raise EnvironmentUnavailable(f"{label}: program not found: {argv[0]}") from exc
     except PermissionError as exc:
         raise EnvironmentUnavailable(f"{label}: cannot execute {argv[0]}: {exc.strerror}") from exc
     book = supervisor.ledger()
-    token = book.register(
-        "process", guarded=guarded, pid=proc.pid, start=supervisor.start_time(proc.pid)
-    )
     out, err = bytearray(), bytearray()
     trunc = [False]
     readers = [

@@ -23,8 +23,11 @@ What a resource is and how it is reaped is data (`kind` + fields), handled by `_
 recorded start time), `mount` (lazy unmount, then the directory), `tree` (a directory),
 `cgroup` (its members killed, the directory removed), `uid` (every process of a sandbox uid
 killed), `container` (removed through the engine's socket), `lease` (a shared daemon's lease
-file removed; the daemon stopped when no live lease is left). Reaping never raises: what
-cannot be reaped is left for the next reap and said on stderr of the guardian's log.
+file removed; the daemon stopped when no live lease is left), `spawn` (a child about to be
+started, before its pid exists: every process whose environment carries the record's
+`BOUNDARY_AUDIT_SPAWN` marker is killed with its process group; see `spawned`). Reaping never
+raises: what cannot be reaped is left for the next reap and said on stderr of the guardian's
+log.
 
 A shared daemon (one private Docker engine for every boundary-audit process of a user) is
 reference-counted through lease files (`Shared`): each user holds a lease; the one that drops
@@ -56,6 +59,9 @@ if TYPE_CHECKING:
 # reap, so it loads only what waiting and checking for stale ledgers need.
 
 ENV_STATE = "BOUNDARY_AUDIT_STATE_DIR"
+ENV_SPAWN = "BOUNDARY_AUDIT_SPAWN"
+"""Set in the environment of every child started through `spawned`: the marker that finds it
+(and what it started, which inherits it) when its owner died before writing down its pid."""
 MNT_DETACH = 2
 
 
@@ -246,6 +252,36 @@ def _reap_container(rec: dict[str, Any]) -> None:
     engine_request(rec["socket"], "DELETE", f"/containers/{rec['id']}?force=1&v=1")
 
 
+def marked_pids(marker: str) -> list[int]:
+    """Pids whose environment holds `BOUNDARY_AUDIT_SPAWN=<marker>` (only this user's processes
+    can be read; another user's are skipped)."""
+    needle = f"{ENV_SPAWN}={marker}".encode()
+    found = []
+    for name in os.listdir("/proc"):
+        if not name.isdigit():
+            continue
+        try:
+            environ = Path("/proc", name, "environ").read_bytes()
+        except OSError:
+            continue
+        if needle in environ.split(b"\0"):
+            found.append(int(name))
+    return found
+
+
+def _reap_spawn(rec: dict[str, Any]) -> None:
+    marker = str(rec["marker"])
+    # NOTE: twice: a child forked just before its owner died shows the owner's environment
+    # until its exec, which follows within microseconds.
+    for attempt in range(2):
+        for pid in marked_pids(marker):
+            for target in (-pid, pid):
+                with contextlib.suppress(ProcessLookupError, PermissionError):
+                    os.kill(target, signal.SIGKILL)
+        if attempt == 0:
+            time.sleep(0.1)
+
+
 def _reap_lease(rec: dict[str, Any]) -> None:
     Shared(Path(rec["dir"])).drop(Path(rec["lease"]))
 
@@ -258,10 +294,11 @@ _REAPERS: dict[str, Callable[[dict[str, Any]], None]] = {
     "uid": _reap_uid,
     "container": _reap_container,
     "lease": _reap_lease,
+    "spawn": _reap_spawn,
 }
 """How each kind of resource is reaped; the order of REAP_ORDER is the order of teardown."""
 
-REAP_ORDER = ("container", "process", "uid", "cgroup", "lease", "mount", "tree")
+REAP_ORDER = ("container", "process", "spawn", "uid", "cgroup", "lease", "mount", "tree")
 """Containers and processes first (they hold mounts and workspaces), directories last."""
 
 
@@ -460,6 +497,34 @@ def _at_exit() -> None:
         mine, _LEDGER = _LEDGER, None
     if mine is not None and mine.path.name.split(".")[0] == str(os.getpid()):
         mine.reap_all()
+
+
+def spawned(
+    start: Callable[[dict[str, str]], subprocess.Popen[bytes]],
+    env: dict[str, str] | None,
+    *,
+    guarded: bool = True,
+) -> tuple[subprocess.Popen[bytes], int]:
+    """Start a child with `start(environment)` so that no moment leaves it unregistered.
+
+    Writing the pid down after the start leaves a window: an owner SIGKILLed between the two
+    leaves a child nobody reaps (a git blocked on a hostile repository's FIFO waits forever).
+    So a `spawn` record goes first, with a fresh marker that `start` must put in the child's
+    environment (`env`, or ours when None); then the child starts, its `process` record is
+    written, and the `spawn` record is released. Returns the child and its `process` token."""
+    book = ledger()
+    marker = os.urandom(8).hex()
+    pending = book.register("spawn", guarded=guarded, marker=marker)
+    child_env = dict(os.environ if env is None else env)
+    child_env[ENV_SPAWN] = marker
+    try:
+        proc = start(child_env)
+    except BaseException:
+        book.release(pending)  # NOTE: no child was started
+        raise
+    token = book.register("process", guarded=guarded, pid=proc.pid, start=start_time(proc.pid))
+    book.release(pending)  # NOTE: kept (and reaped) if the line above raised
+    return proc, token
 
 
 @contextlib.contextmanager

@@ -414,6 +414,39 @@ def test_the_guardian_reaps_a_killed_owner(tmp_path: Path) -> None:
     assert list((tmp_path / "state" / "owners").glob("*.jsonl")) == []
 
 
+@pytest.mark.parametrize("guarded", [True, False], ids=["guarded", "unguarded"])
+def test_an_owner_killed_between_a_childs_start_and_its_pid_record_leaves_no_child(
+    tmp_path: Path, guarded: bool
+) -> None:
+    """The owner dies after the child exists but before its pid is written down: the
+    child is still found (by the marker the `spawn` record put in its environment) and
+    killed, by the guardian or, unguarded, by the next run's reap of stale ledgers."""
+    code = (
+        "import os, signal, sys\n"
+        "from boundary_audit import _subprocess, supervisor\n"
+        "real = supervisor.Ledger.register\n"
+        "def register(self, kind, **fields):\n"
+        "    if kind == 'process':\n"
+        "        print(fields['pid'], flush=True)\n"
+        "        os.kill(os.getpid(), signal.SIGKILL)\n"
+        "    return real(self, kind, **fields)\n"
+        "supervisor.Ledger.register = register\n"
+        f"_subprocess.run(['sleep', '300'], timeout=None, guarded={guarded})\n"
+    )
+    env = {**os.environ, supervisor.ENV_STATE: str(tmp_path / "state")}
+    owner = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True)
+    assert owner.returncode == -signal.SIGKILL, owner.stderr.decode()
+    sleeper = int(owner.stdout)
+    if not guarded:
+        time.sleep(0.5)  # nothing reaps it until the next run
+        assert Path(f"/proc/{sleeper}/cmdline").read_bytes() == b"sleep\x00300\x00"
+        reap = "from boundary_audit import supervisor; supervisor.ledger()"
+        subprocess.run([sys.executable, "-c", reap], env=env, check=True)
+    owners = tmp_path / "state" / "owners"
+    assert _wait_for(lambda: not supervisor._alive_state(sleeper), 15)
+    assert _wait_for(lambda: list(owners.glob("*.jsonl")) == [], 10)
+
+
 def test_the_guardian_starts_with_the_first_guarded_registration(tmp_path: Path) -> None:
     code = (
         "from boundary_audit import supervisor\n"

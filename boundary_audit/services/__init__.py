@@ -37,24 +37,29 @@ class DaemonProcess:
         self.argv = [str(a) for a in argv]
         self.log = log
         log.parent.mkdir(parents=True, exist_ok=True)
+        self._token: int | None = None
         with open(log, "ab") as sink:
-            try:
-                self._proc = popen(
+
+            def start(child_env: dict[str, str] | None) -> subprocess.Popen[bytes]:
+                return popen(
                     self.argv,
                     stdin=subprocess.DEVNULL,
                     stdout=sink,
                     stderr=subprocess.STDOUT,
-                    env=dict(env) if env is not None else None,
+                    env=child_env,
                     cwd=cwd,
                     start_new_session=True,
                 )
+
+            try:
+                if supervised:  # NOTE: a shared daemon is governed by its leases instead
+                    self._proc, self._token = supervisor.spawned(
+                        start, dict(env) if env is not None else None
+                    )
+                else:
+                    self._proc = start(dict(env) if env is not None else None)
             except FileNotFoundError as exc:
                 raise EnvironmentUnavailable(f"program not found: {self.argv[0]}") from exc
-        self._token: int | None = None
-        if supervised:  # NOTE: a shared daemon is governed by its leases instead
-            self._token = supervisor.ledger().register(
-                "process", pid=self._proc.pid, start=supervisor.start_time(self._proc.pid)
-            )
 
     @property
     def pid(self) -> int:

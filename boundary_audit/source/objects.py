@@ -182,23 +182,25 @@ class BlobStream:
             argv = _git.git_argv(
                 ["cat-file", "--batch"], git_dir=self._git_dir, timeout=self._timeout
             )
+            stderr = self._stderr
             try:
-                self._proc = popen(
-                    argv,
-                    stdin=subprocess.PIPE,
-                    stdout=subprocess.PIPE,
-                    stderr=self._stderr,
-                    env=_git.git_env(network=False, timeout=self._timeout),
-                    start_new_session=True,
-                    bufsize=1 << 16,
+                # NOTE: ends at the EOF of its stdin if we die (see `_git`): written down,
+                # unguarded.
+                self._proc, self._token = supervisor.spawned(
+                    lambda child_env: popen(
+                        argv,
+                        stdin=subprocess.PIPE,
+                        stdout=subprocess.PIPE,
+                        stderr=stderr,
+                        env=child_env,
+                        start_new_session=True,
+                        bufsize=1 << 16,
+                    ),
+                    _git.git_env(network=False, timeout=self._timeout),
+                    guarded=False,
                 )
             except OSError as exc:
                 raise SourceError(f"cannot run git cat-file: {exc.strerror}") from exc
-            # NOTE: ends at the EOF of its stdin if we die (see `_git`): written down, unguarded.
-            pid = self._proc.pid
-            self._token = supervisor.ledger().register(
-                "process", guarded=False, pid=pid, start=supervisor.start_time(pid)
-            )
         return self._proc
 
     def _died(self, oid: str) -> SourceError:

@@ -153,6 +153,31 @@ def unmount(path: Path) -> bool:
     return True
 
 
+def _mount_points() -> list[str]:
+    """This namespace's mount points (from /proc/self/mountinfo, octal escapes undone)."""
+    try:
+        lines = Path("/proc/self/mountinfo").read_bytes().splitlines()
+    except OSError:
+        return []
+    points = []
+    for line in lines:
+        fields = line.split(b" ")
+        if len(fields) > 4:
+            raw = fields[4].decode("latin-1")
+            points.append(raw.encode("latin-1").decode("unicode_escape").encode("latin-1"))
+    return [os.fsdecode(p) for p in points]
+
+
+def unmount_under(root: str) -> int:
+    """Lazily unmount every mount point at or below `root`, deepest first; how many."""
+    top = root.rstrip("/")
+    found = [p for p in _mount_points() if p == top or p.startswith(top + "/")]
+    count = 0
+    for point in sorted(set(found), key=lambda p: p.count("/"), reverse=True):
+        count += unmount(Path(point))
+    return count
+
+
 def _reap_mount(rec: dict[str, Any]) -> None:
     path = Path(rec["path"])
     unmount(path)
@@ -605,11 +630,14 @@ class Shared:
                     path.unlink()
         return found
 
-    def set_owner(self, pid: int) -> None:
-        """Record that boundary-audit started the daemon `pid` (call under `locked`)."""
+    def set_owner(self, pid: int, mounts_under: list[str] | None = None) -> None:
+        """Record that boundary-audit started the daemon `pid` (call under `locked`); what it
+        mounts under `mounts_under` is unmounted once it is stopped (a daemon killed after
+        its grace cannot unmount for itself)."""
         import json
 
-        (self.dir / "owner.json").write_text(json.dumps({"pid": pid, "start": start_time(pid)}))
+        record = {"pid": pid, "start": start_time(pid), "mounts_under": mounts_under or []}
+        (self.dir / "owner.json").write_text(json.dumps(record))
 
     def owner(self) -> dict[str, Any] | None:
         """The recorded daemon, or None if boundary-audit did not start the running one."""
@@ -632,6 +660,8 @@ class Shared:
             if owner is None:
                 return False
             _reap_process({"pid": owner["pid"], "start": owner.get("start"), "grace": 15.0})
+            for root in owner.get("mounts_under") or []:
+                unmount_under(str(root))
             with contextlib.suppress(FileNotFoundError):
                 (self.dir / "owner.json").unlink()
             return True

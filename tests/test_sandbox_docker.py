@@ -21,7 +21,14 @@ from boundary_audit.sandbox import docker as docker_backend
 from boundary_audit.sandbox.docker import DockerSandbox
 from boundary_audit.services import dockerd as dockerd_module
 from boundary_audit.services import images
-from boundary_audit.services.dockerd import Dockerd, DockerEngine, _socket_path, ping
+from boundary_audit.services.dockerd import (
+    Dockerd,
+    DockerEngine,
+    _exec_root,
+    _private_dir,
+    _socket_path,
+    ping,
+)
 from boundary_audit.services.images import Entry, rootfs_digest, rootfs_tar
 
 
@@ -69,6 +76,68 @@ def test_long_state_dirs_get_a_short_socket() -> None:
     assert sock.parent.parent == Path("/tmp") and sock.name == "docker.sock"
     assert sock.parent.name.startswith("ba-dockerd-") and len(str(sock)) < 100
     assert _socket_path(Path("/tmp/s")) == Path("/tmp/s/docker.sock")
+
+
+def test_long_state_dirs_get_a_short_exec_root_beside_the_socket() -> None:
+    # containerd listens on <exec root>/containerd/containerd.sock.ttrpc: past sun_path's 108
+    # bytes it cannot, and dockerd gives up after 15 s ("timeout waiting for containerd")
+    long_dir = Path("/tmp/" + "x" * 70)
+    root = _exec_root(long_dir)
+    assert root.parent.name.startswith("ba-dockerd-") and root.name == "exec"
+    assert _socket_path(long_dir) == long_dir / "docker.sock"  # that one still fits
+    longer = Path("/tmp/" + "x" * 95)
+    assert _exec_root(longer) == _socket_path(longer).parent / "exec"  # beside the socket
+    assert len(str(root / "containerd" / "containerd.sock.ttrpc")) < 108
+    assert _exec_root(Path("/tmp/s")) == Path("/tmp/s/exec")
+    assert _exec_root(Path("/tmp/" + "x" * 60)) == Path("/tmp/" + "x" * 60 + "/exec")  # 70
+    assert _exec_root(Path("/tmp/" + "x" * 61)).parent.name.startswith("ba-dockerd-")
+
+
+def test_a_short_dir_under_tmp_is_ours_and_private_or_refused(tmp_path: Path) -> None:
+    mine = tmp_path / "mine"
+    _private_dir(mine)
+    assert mine.stat().st_mode & 0o777 == 0o700
+    _private_dir(mine)  # ours already: accepted
+    open_dir = tmp_path / "open"
+    open_dir.mkdir()
+    open_dir.chmod(0o777)
+    (tmp_path / "link").symlink_to(mine)
+    (tmp_path / "file").write_text("")
+    for taken in ("open", "link", "file"):
+        with pytest.raises(EnvironmentUnavailable) as err:
+            _private_dir(tmp_path / taken)
+        assert err.value.message == (
+            f"{tmp_path / taken} exists and is not a private directory of this user"
+        )
+        assert err.value.exit_code == ExitCode.ENVIRONMENT
+
+
+def _mounts_under(root: Path) -> list[str]:
+    lines = Path("/proc/self/mountinfo").read_text().splitlines()
+    return [p for p in (line.split()[4] for line in lines) if p.startswith(str(root))]
+
+
+@pytest.mark.skipif(os.geteuid() != 0, reason="bind mounts need root")
+def test_a_dockerd_that_dies_leaves_no_mount_under_its_roots(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # dockerd bind-mounts its data root on itself as it starts; one that fails after that and
+    # exits leaves the mount behind, and the state directory can then not be removed
+    fake = tmp_path / "dockerd"
+    fake.write_text(
+        "#!/bin/sh\n"
+        'for a in "$@"; do case "$a" in --data-root=*) root="${a#--data-root=}";; esac; done\n'
+        'mkdir -p "$root/sub" && mount --bind "$root" "$root" && mount -t tmpfs t "$root/sub"\n'
+        "echo 'failed to start containerd: timeout' >&2\nexit 1\n"
+    )
+    fake.chmod(0o755)
+    monkeypatch.setattr(dockerd_module.shutil, "which", lambda _: str(fake))
+    state = tmp_path / "state"
+    with pytest.raises(EnvironmentUnavailable) as err:
+        Dockerd(state).start(timeout=10)
+    assert err.value.message == "dockerd did not start: failed to start containerd: timeout"
+    assert (state / "data" / "sub").is_dir()
+    assert _mounts_under(state) == []
 
 
 def test_ping_is_false_without_an_engine(tmp_path: Path) -> None:
@@ -140,6 +209,22 @@ def test_an_engine_we_start_leaves_the_hosts_packet_forwarding_off() -> None:
         service.stop()
         shutil.rmtree(state, ignore_errors=True)
         IP_FORWARD.write_bytes(b"0\n")  # as it was, should the engine have turned it on
+
+
+@pytest.mark.docker
+def test_an_engine_under_a_long_state_dir_starts_and_leaves_no_mount() -> None:
+    state = Path(tempfile.mkdtemp(prefix="ba-dockerd-")) / ("s" * 70)
+    service = Dockerd(state, die_with_parent=True)
+    assert service.exec_root.parent == service.socket.parent != state
+    try:
+        assert ping(service.start().socket)
+        assert service.owned
+    finally:
+        service.stop()
+        shared = service.exec_root.parent
+        assert _mounts_under(state) == [] and _mounts_under(shared) == []
+        shutil.rmtree(state.parent, ignore_errors=True)
+        shutil.rmtree(shared, ignore_errors=True)
 
 
 @pytest.mark.docker

@@ -8,6 +8,9 @@ of its own (default `<user cache>/boundary-audit/dockerd`, or `BOUNDARY_AUDIT_DO
     dockerd.pid   --pidfile               exec/   --exec-root (containerd state)
     daemon.json   an empty --config-file  dockerd.log
 
+(the socket and the exec root move to a private `/tmp/ba-dockerd-<hash>/` when the state
+directory is too long for a unix socket path under them),
+
 started as `dockerd --iptables=false --ip-forward=false --bridge=none` (containers run with
 `--network none` anyway, and the host's firewall and its `net.ipv4.ip_forward` are left alone:
 without `--ip-forward=false` the engine turns on the host's packet forwarding). One engine
@@ -26,6 +29,7 @@ import hashlib
 import os
 import shutil
 import socket
+import stat
 import time
 from dataclasses import dataclass
 from pathlib import Path
@@ -38,6 +42,10 @@ from boundary_audit.services import DaemonProcess
 
 ENV_DIR = "BOUNDARY_AUDIT_DOCKERD_DIR"
 MAX_SOCKET_PATH = 100
+MAX_EXEC_ROOT = 70
+"""containerd's sockets go under `--exec-root`, the longest `containerd/containerd.sock.ttrpc`
+(33 bytes) beside it; past sun_path's 108 bytes containerd cannot listen and dockerd gives up
+after 15 s with "timeout waiting for containerd to start". A longer exec root moves to /tmp."""
 
 
 @dataclass(frozen=True)
@@ -81,6 +89,7 @@ class Dockerd:
     def __init__(self, state_dir: Path | None = None, *, die_with_parent: bool = False) -> None:
         self.state_dir = (state_dir or default_state_dir()).absolute()
         self.socket = _socket_path(self.state_dir)
+        self.exec_root = _exec_root(self.state_dir)
         self.die_with_parent = die_with_parent
         """Have the kernel SIGTERM an engine we start when this process dies (util-linux
         `setpriv --pdeathsig`): for test fixtures, whose teardown a killed run never reaches."""
@@ -113,7 +122,7 @@ class Dockerd:
                     )
                 self._spawn(program, timeout)
                 assert self._daemon is not None
-                shared.set_owner(self._daemon.pid)
+                shared.set_owner(self._daemon.pid, mounts_under=self._roots())
             self._lease = shared.take()
             self._token = supervisor.ledger().register(
                 "lease", dir=str(self.state_dir), lease=str(self._lease)
@@ -122,7 +131,8 @@ class Dockerd:
 
     def _spawn(self, program: str, timeout: float) -> None:
         self._clear_stale_pidfile()
-        self.socket.parent.mkdir(parents=True, exist_ok=True)
+        for d in {self.socket.parent, self.exec_root.parent} - {self.state_dir}:
+            _private_dir(d)
         config = self.state_dir / "daemon.json"
         config.write_text("{}\n")
         setpriv = shutil.which("setpriv") if self.die_with_parent else None
@@ -132,7 +142,7 @@ class Dockerd:
                 program,
                 f"--host=unix://{self.socket}",
                 f"--data-root={self.state_dir / 'data'}",
-                f"--exec-root={self.state_dir / 'exec'}",
+                f"--exec-root={self.exec_root}",
                 f"--pidfile={self.state_dir / 'dockerd.pid'}",
                 f"--config-file={config}",
                 "--iptables=false",
@@ -148,10 +158,16 @@ class Dockerd:
                 why = self._daemon.log_tail() or "no answer on its socket"
                 self._daemon.stop()
                 self._daemon = None
+                for root in self._roots():  # NOTE: a daemon that died leaves its mounts
+                    supervisor.unmount_under(root)
                 raise EnvironmentUnavailable(
                     f"dockerd did not start: {why}", hint=f"see {self.state_dir / 'dockerd.log'}"
                 )
             time.sleep(0.1)
+
+    def _roots(self) -> list[str]:
+        """The directories the engine mounts under (its data and exec roots)."""
+        return sorted({str(self.state_dir), str(self.exec_root)})
 
     def _clear_stale_pidfile(self) -> None:
         pidfile = self.state_dir / "dockerd.pid"
@@ -185,13 +201,43 @@ class Dockerd:
         self.stop()
 
 
+def _short_dir(state_dir: Path) -> Path:
+    """The /tmp directory that holds what cannot live under a long `state_dir`."""
+    digest = hashlib.sha256(str(state_dir).encode()).hexdigest()[:12]
+    return Path("/tmp") / f"ba-dockerd-{digest}"
+
+
 def _socket_path(state_dir: Path) -> Path:
     """`state_dir/docker.sock`, or a short path under /tmp when that exceeds sun_path."""
     sock = state_dir / "docker.sock"
     if len(str(sock)) <= MAX_SOCKET_PATH:
         return sock
-    digest = hashlib.sha256(str(state_dir).encode()).hexdigest()[:12]
-    return Path("/tmp") / f"ba-dockerd-{digest}" / "docker.sock"
+    return _short_dir(state_dir) / "docker.sock"
+
+
+def _exec_root(state_dir: Path) -> Path:
+    """`state_dir/exec`, or a short path under /tmp when containerd's sockets would not fit."""
+    root = state_dir / "exec"
+    if len(str(root)) <= MAX_EXEC_ROOT:
+        return root
+    return _short_dir(state_dir) / "exec"
+
+
+def _private_dir(path: Path) -> None:
+    """Create `path` mode 0700, or accept an existing one only if it is a directory of ours
+    that no one else can write: a name under /tmp can be taken first by anyone."""
+    try:
+        path.mkdir(mode=0o700)
+    except FileExistsError:
+        pass
+    except OSError as exc:
+        raise EnvironmentUnavailable(f"cannot create {path}: {exc.strerror}") from exc
+    info = os.lstat(path)
+    if not stat.S_ISDIR(info.st_mode) or info.st_uid != os.geteuid() or info.st_mode & 0o022:
+        raise EnvironmentUnavailable(
+            f"{path} exists and is not a private directory of this user",
+            hint=f"remove {path} if it is not in use",
+        )
 
 
 def _sbin(name: str) -> str | None:

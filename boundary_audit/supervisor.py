@@ -108,9 +108,16 @@ def start_time(pid: int) -> int | None:
 
 
 def alive(pid: int, started: int | None) -> bool:
-    """True if `pid` runs and (when `started` is given) is the same process as recorded."""
-    now = start_time(pid)
-    return now is not None and (started is None or now == started)
+    """True if `pid` runs and (when `started` is given) is the same process as recorded; a
+    zombie (exited, its parent has not reaped it yet) does not run."""
+    try:
+        raw = Path(f"/proc/{pid}/stat").read_bytes().decode("ascii", "replace")
+    except OSError:
+        return False
+    fields = raw.rpartition(")")[2].split()
+    if len(fields) < 20 or fields[0] == "Z":
+        return False
+    return started is None or fields[19] == str(started)
 
 
 # -- reaping one resource --------------------------------------------------------------------
@@ -118,8 +125,9 @@ def alive(pid: int, started: int | None) -> bool:
 
 def _reap_process(rec: dict[str, Any]) -> None:
     pid, started = int(rec["pid"]), rec.get("start")
-    if not alive(pid, started):
-        return
+    now = start_time(pid)
+    if now is None or (started is not None and now != started):
+        return  # gone, or its pid reused (a zombie leader's group is still killed below)
     target = -pid if rec.get("group", True) else pid
     with contextlib.suppress(ProcessLookupError, PermissionError):
         os.kill(target, signal.SIGTERM)
@@ -656,15 +664,30 @@ class Shared:
                 lease.unlink()
             if self.live_leases():
                 return False
-            owner = self.owner()
-            if owner is None:
-                return False
-            _reap_process({"pid": owner["pid"], "start": owner.get("start"), "grace": 15.0})
-            for root in owner.get("mounts_under") or []:
-                unmount_under(str(root))
-            with contextlib.suppress(FileNotFoundError):
-                (self.dir / "owner.json").unlink()
-            return True
+            return self._stop_owned()
+
+    def stop_leftover(self) -> bool:
+        """Stop a daemon boundary-audit started that no live lease holds (call under
+        `locked`, before starting another): one whose starter was killed before it
+        answered. True if there was one."""
+        if self.live_leases():
+            return False
+        return self._stop_owned()
+
+    def forget_owner(self) -> None:
+        """Remove the daemon's record (call under `locked`, once it is stopped)."""
+        with contextlib.suppress(FileNotFoundError):
+            (self.dir / "owner.json").unlink()
+
+    def _stop_owned(self) -> bool:
+        owner = self.owner()
+        if owner is None:
+            return False
+        _reap_process({"pid": owner["pid"], "start": owner.get("start"), "grace": 15.0})
+        for root in owner.get("mounts_under") or []:
+            unmount_under(str(root))
+        self.forget_owner()
+        return True
 
 
 def _guard(ledger_path: Path) -> int:

@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import io
+import json
 import os
 import shutil
+import signal
 import subprocess
 import sys
 import tarfile
@@ -15,6 +17,7 @@ from pathlib import Path
 import docker
 import pytest
 
+from boundary_audit import supervisor
 from boundary_audit.errors import EnvironmentUnavailable, ExitCode
 from boundary_audit.sandbox import Limits, make_sandbox
 from boundary_audit.sandbox import docker as docker_backend
@@ -171,6 +174,63 @@ def test_a_dockerd_that_dies_is_reported_with_its_log(
         Dockerd(tmp_path / "state").start(timeout=10)
     assert err.value.message == "dockerd did not start: failed to start daemon: boom"
     assert err.value.hint == f"see {tmp_path / 'state' / 'dockerd.log'}"
+
+
+def test_an_engine_whose_starter_is_killed_while_it_starts_is_stopped(tmp_path: Path) -> None:
+    # the engine is recorded as ours and leased before the wait for its socket (up to a
+    # minute), so the killed starter's guardian drops the lease and stops it; before, it was
+    # left running unrecorded and every later run leased it as someone else's engine
+    bin_dir, state = tmp_path / "bin", tmp_path / "state"
+    bin_dir.mkdir()
+    fake = bin_dir / "dockerd"
+    fake.write_text(f"#!/bin/sh\necho $$ > {tmp_path / 'pid'}\nexec sleep 300\n")
+    fake.chmod(0o755)
+    script = (
+        "from pathlib import Path\n"
+        "from boundary_audit.services.dockerd import Dockerd\n"
+        f"Dockerd(Path({str(state)!r})).start(timeout=120)\n"
+    )
+    env = {**os.environ, "PATH": f"{bin_dir}:{os.environ['PATH']}"}
+    starter = subprocess.Popen([sys.executable, "-c", script], env=env)
+    try:
+        deadline = time.monotonic() + 30
+        while not (tmp_path / "pid").exists() and time.monotonic() < deadline:
+            time.sleep(0.05)
+        pid = int((tmp_path / "pid").read_text())
+        record = json.loads((state / "owner.json").read_text())
+        assert record["pid"] == pid and len(list((state / "leases").iterdir())) == 1
+    finally:
+        starter.kill()
+        starter.wait()
+    deadline = time.monotonic() + 30
+    while _alive(pid) and time.monotonic() < deadline:
+        time.sleep(0.1)
+    assert not _alive(pid)
+    assert not (state / "owner.json").exists() and list((state / "leases").iterdir()) == []
+
+
+def test_a_leftover_engine_of_ours_that_no_lease_holds_is_stopped_before_a_new_one(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    state = tmp_path / "state"
+    state.mkdir()
+    leftover = subprocess.Popen(["sleep", "300"], start_new_session=True)
+    try:
+        shared = supervisor.Shared(state)
+        with shared.locked():
+            shared.set_owner(leftover.pid)
+        fake = tmp_path / "dockerd"
+        fake.write_text("#!/bin/sh\necho 'failed to start daemon: boom' >&2\nexit 1\n")
+        fake.chmod(0o755)
+        monkeypatch.setattr(dockerd_module.shutil, "which", lambda _: str(fake))
+        with pytest.raises(EnvironmentUnavailable) as err:
+            Dockerd(state).start(timeout=10)
+        assert err.value.message == "dockerd did not start: failed to start daemon: boom"
+        assert leftover.wait(timeout=5) == -signal.SIGTERM
+        assert not (state / "owner.json").exists() and list((state / "leases").iterdir()) == []
+    finally:
+        leftover.kill()
+        leftover.wait()
 
 
 def test_stale_pidfile_is_cleared(tmp_path: Path) -> None:

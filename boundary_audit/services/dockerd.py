@@ -20,7 +20,9 @@ directory's lock, so two processes never start two), `stop()` drops it, and the 
 drops the last lease of an engine boundary-audit started stops it (SIGTERM, then SIGKILL of its
 process group). An engine that was already answering and that boundary-audit did not start is
 never stopped. The lease is registered with the supervisor, so a killed process's lease is
-dropped by its guardian.
+dropped by its guardian; an engine we start is recorded and leased before we wait for it to
+answer, so a process killed during that wait does not leave it running unrecorded, and a
+recorded engine that no live lease holds is stopped before another one starts.
 """
 
 from __future__ import annotations
@@ -114,22 +116,52 @@ class Dockerd:
         self.state_dir.mkdir(parents=True, exist_ok=True)
         shared = supervisor.Shared(self.state_dir)
         with shared.locked():
+            spawned = False
             if not ping(self.socket):
                 program = shutil.which("dockerd") or _sbin("dockerd")
                 if program is None:
                     raise EnvironmentUnavailable(
                         "dockerd is not installed", hint="apt-get install docker.io"
                     )
-                self._spawn(program, timeout)
+                shared.stop_leftover()
+                self._spawn(program)
                 assert self._daemon is not None
                 shared.set_owner(self._daemon.pid, mounts_under=self._roots())
+                spawned = True
+            # NOTE: the engine is ours and leased before we wait for it: a run killed while
+            # the engine starts leaves a lease whose drop (the guardian's) stops the engine
             self._lease = shared.take()
             self._token = supervisor.ledger().register(
                 "lease", dir=str(self.state_dir), lease=str(self._lease)
             )
+            if spawned:
+                self._await(shared, timeout)
         return self.engine
 
-    def _spawn(self, program: str, timeout: float) -> None:
+    def _await(self, shared: supervisor.Shared, timeout: float) -> None:
+        """Wait for the engine we spawned to answer; if it dies or does not answer in time,
+        stop it, take back our lease and its record, and raise (under `shared.locked`)."""
+        assert self._daemon is not None
+        deadline = time.monotonic() + timeout
+        while not ping(self.socket, timeout=1.0):
+            if not self._daemon.running() or time.monotonic() > deadline:
+                why = self._daemon.log_tail() or "no answer on its socket"
+                self._daemon.stop()
+                self._daemon = None
+                for root in self._roots():  # NOTE: a daemon that died leaves its mounts
+                    supervisor.unmount_under(root)
+                shared.forget_owner()
+                lease, token, self._lease, self._token = self._lease, self._token, None, None
+                if lease is not None:
+                    lease.unlink(missing_ok=True)
+                if token is not None:
+                    supervisor.ledger().release(token)
+                raise EnvironmentUnavailable(
+                    f"dockerd did not start: {why}", hint=f"see {self.state_dir / 'dockerd.log'}"
+                )
+            time.sleep(0.1)
+
+    def _spawn(self, program: str) -> None:
         self._clear_stale_pidfile()
         for d in {self.socket.parent, self.exec_root.parent} - {self.state_dir}:
             _private_dir(d)
@@ -152,18 +184,6 @@ class Dockerd:
             log=self.state_dir / "dockerd.log",
             supervised=False,
         )
-        deadline = time.monotonic() + timeout
-        while not ping(self.socket, timeout=1.0):
-            if not self._daemon.running() or time.monotonic() > deadline:
-                why = self._daemon.log_tail() or "no answer on its socket"
-                self._daemon.stop()
-                self._daemon = None
-                for root in self._roots():  # NOTE: a daemon that died leaves its mounts
-                    supervisor.unmount_under(root)
-                raise EnvironmentUnavailable(
-                    f"dockerd did not start: {why}", hint=f"see {self.state_dir / 'dockerd.log'}"
-                )
-            time.sleep(0.1)
 
     def _roots(self) -> list[str]:
         """The directories the engine mounts under (its data and exec roots)."""

@@ -94,15 +94,21 @@ def state_dir() -> Path:
     return _STATE
 
 
-def start_time(pid: int) -> int | None:
-    """The kernel's start time of `pid` (clock ticks since boot), or None if it is gone."""
+def _stat_fields(pid: int) -> list[str] | None:
+    """The fields of /proc/PID/stat after the command name (state first), or None if gone."""
     try:
         raw = Path(f"/proc/{pid}/stat").read_bytes().decode("ascii", "replace")
     except OSError:
         return None
-    fields = raw.rpartition(")")[2].split()
+    # NOTE: the command name may hold spaces and ')': the fields start after the last ')'
+    return raw.rpartition(")")[2].split()
+
+
+def start_time(pid: int) -> int | None:
+    """The kernel's start time of `pid` (clock ticks since boot), or None if it is gone."""
+    fields = _stat_fields(pid)
     try:
-        return int(fields[19])
+        return int(fields[19]) if fields else None
     except (IndexError, ValueError):
         return None
 
@@ -110,14 +116,10 @@ def start_time(pid: int) -> int | None:
 def alive(pid: int, started: int | None) -> bool:
     """True if `pid` runs and (when `started` is given) is the same process as recorded; a
     zombie (exited, its parent has not reaped it yet) does not run."""
-    try:
-        raw = Path(f"/proc/{pid}/stat").read_bytes().decode("ascii", "replace")
-    except OSError:
+    fields = _stat_fields(pid)
+    if not fields or fields[0] in ("Z", "X"):
         return False
-    fields = raw.rpartition(")")[2].split()
-    if len(fields) < 20 or fields[0] == "Z":
-        return False
-    return started is None or fields[19] == str(started)
+    return started is None or (len(fields) > 19 and fields[19] == str(started))
 
 
 # -- reaping one resource --------------------------------------------------------------------
@@ -162,18 +164,18 @@ def unmount(path: Path) -> bool:
 
 
 def _mount_points() -> list[str]:
-    """This namespace's mount points (from /proc/self/mountinfo, octal escapes undone)."""
+    """This namespace's mount points (from /proc/self/mountinfo, `\\040`-style escapes undone)."""
+    import re
+
     try:
         lines = Path("/proc/self/mountinfo").read_bytes().splitlines()
     except OSError:
         return []
-    points = []
-    for line in lines:
-        fields = line.split(b" ")
-        if len(fields) > 4:
-            raw = fields[4].decode("latin-1")
-            points.append(raw.encode("latin-1").decode("unicode_escape").encode("latin-1"))
-    return [os.fsdecode(p) for p in points]
+    octal = re.compile(rb"\\([0-7]{3})")
+    fields = (line.split(b" ") for line in lines)
+    return [
+        os.fsdecode(octal.sub(lambda m: bytes([int(m[1], 8)]), f[4])) for f in fields if len(f) > 4
+    ]
 
 
 def unmount_under(root: str) -> int:
@@ -236,14 +238,6 @@ def uid_pids(uid: int) -> list[int]:
     return found
 
 
-def _alive_state(pid: int) -> bool:
-    try:
-        raw = Path(f"/proc/{pid}/stat").read_bytes()
-    except OSError:
-        return False
-    return raw.rpartition(b")")[2].split()[0] not in (b"Z", b"X")
-
-
 def kill_uid(uid: int, rounds: int = 50) -> int:
     """SIGKILL every process running as `uid` until none is left; how many were found.
     Never for root or this process's own uid."""
@@ -251,7 +245,7 @@ def kill_uid(uid: int, rounds: int = 50) -> int:
         return 0
     seen: set[int] = set()
     for _ in range(rounds):
-        alive = [p for p in uid_pids(uid) if _alive_state(p)]
+        alive = [p for p in uid_pids(uid) if alive(p, None)]
         if not alive:
             break
         seen.update(alive)
@@ -664,7 +658,7 @@ class Shared:
                 lease.unlink()
             if self.live_leases():
                 return False
-            return self._stop_owned()
+            return self.stop_owner()
 
     def stop_leftover(self) -> bool:
         """Stop a daemon boundary-audit started that no live lease holds (call under
@@ -672,21 +666,19 @@ class Shared:
         answered. True if there was one."""
         if self.live_leases():
             return False
-        return self._stop_owned()
+        return self.stop_owner()
 
-    def forget_owner(self) -> None:
-        """Remove the daemon's record (call under `locked`, once it is stopped)."""
-        with contextlib.suppress(FileNotFoundError):
-            (self.dir / "owner.json").unlink()
-
-    def _stop_owned(self) -> bool:
+    def stop_owner(self) -> bool:
+        """Stop the recorded daemon, unmount what it left under its `mounts_under` and
+        remove its record (call under `locked`). True if there was one."""
         owner = self.owner()
         if owner is None:
             return False
         _reap_process({"pid": owner["pid"], "start": owner.get("start"), "grace": 15.0})
         for root in owner.get("mounts_under") or []:
             unmount_under(str(root))
-        self.forget_owner()
+        with contextlib.suppress(FileNotFoundError):
+            (self.dir / "owner.json").unlink()
         return True
 
 

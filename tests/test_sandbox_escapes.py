@@ -443,7 +443,7 @@ def test_an_owner_killed_between_a_childs_start_and_its_pid_record_leaves_no_chi
         reap = "from boundary_audit import supervisor; supervisor.ledger()"
         subprocess.run([sys.executable, "-c", reap], env=env, check=True)
     owners = tmp_path / "state" / "owners"
-    assert _wait_for(lambda: not supervisor._alive_state(sleeper), 15)
+    assert _wait_for(lambda: not supervisor.alive(sleeper, None), 15)
     assert _wait_for(lambda: list(owners.glob("*.jsonl")) == [], 10)
 
 

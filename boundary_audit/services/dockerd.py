@@ -148,9 +148,7 @@ class Dockerd:
                 why = self._daemon.log_tail() or "no answer on its socket"
                 self._daemon.stop()
                 self._daemon = None
-                for root in self._roots():  # NOTE: a daemon that died leaves its mounts
-                    supervisor.unmount_under(root)
-                shared.forget_owner()
+                shared.stop_owner()  # NOTE: a daemon that died leaves its mounts
                 lease, token, self._lease, self._token = self._lease, self._token, None, None
                 if lease is not None:
                     lease.unlink(missing_ok=True)

@@ -245,11 +245,11 @@ def kill_uid(uid: int, rounds: int = 50) -> int:
         return 0
     seen: set[int] = set()
     for _ in range(rounds):
-        alive = [p for p in uid_pids(uid) if alive(p, None)]
-        if not alive:
+        running = [p for p in uid_pids(uid) if alive(p, None)]
+        if not running:
             break
-        seen.update(alive)
-        for pid in alive:
+        seen.update(running)
+        for pid in running:
             with contextlib.suppress(ProcessLookupError, PermissionError):
                 os.kill(pid, signal.SIGKILL)
     return len(seen)

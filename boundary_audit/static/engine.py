@@ -9,7 +9,8 @@ Files out of a reviewer's scope (`scope.py`: tests, docs, examples...) are count
 not analysed, unless `ScanOptions.scope` is False.
 The scanned files are the cross-file corpus (`crossfile`), so a parameter can be traced to
 callers in other files: installed in-process, or built and prepared (its per-family tables)
-in the parent and inherited by every worker (`crossfile.adopt`).
+in the parent and inherited by every worker (`crossfile.adopt`) with the files themselves:
+a worker is sent the indices of the files to analyse, never their bytes.
 """
 
 from __future__ import annotations
@@ -129,8 +130,20 @@ def _run_one(item: _Work, commit: str | None, options: ScanOptions) -> FileResul
         return FileResult(skipped=Skipped(path, f"analysis error: {type(exc).__name__}: {exc}"))
 
 
-def _run_chunk(chunk: list[_Work], commit: str | None, options: ScanOptions) -> list[FileResult]:
-    return [_run_one(item, commit, options) for item in chunk]
+_WORK: list[_Work] = []
+"""In a worker, the scan's files (inherited from the parent, or given once at its start):
+the chunks it is sent are indices into it, so no file's bytes cross the pipe."""
+
+
+def _adopt(corpus: crossfile.Corpus, work: list[_Work]) -> None:
+    """A worker's start: the parent's corpus and files, inherited when forked."""
+    global _WORK
+    crossfile.adopt(corpus)
+    _WORK = work
+
+
+def _run_chunk(chunk: list[int], commit: str | None, options: ScanOptions) -> list[FileResult]:
+    return [_run_one(_WORK[i], commit, options) for i in chunk]
 
 
 MIN_CHUNK_BYTES = 64 * 1024
@@ -195,12 +208,13 @@ def _analyse(work: list[_Work], commit: str | None, options: ScanOptions) -> lis
         with ProcessPoolExecutor(
             max_workers=options.jobs,
             mp_context=_pool_context(),
-            initializer=crossfile.adopt,
-            initargs=(shared,),
+            initializer=_adopt,
+            initargs=(shared, work),
         ) as pool:
-            futures = [
-                pool.submit(_run_chunk, [work[i] for i in c], commit, options) for c in chunks
-            ]
+            # NOTE(h2): a chunk is its files' indices: pickled with their bytes, the first
+            # chunks (each about an eighth of the corpus) were held twice in the parent's
+            # queue and twice in the worker while it unpickled them.
+            futures = [pool.submit(_run_chunk, c, commit, options) for c in chunks]
             results: list[FileResult | None] = [None] * len(work)
             for chunk, fut in zip(chunks, futures):
                 for i, result in zip(chunk, fut.result()):
@@ -212,6 +226,25 @@ def _analyse(work: list[_Work], commit: str | None, options: ScanOptions) -> lis
     return done
 
 
+RELEASE_BYTES = 8 * 1024 * 1024
+"""A corpus at least this large is given back to the system once the scan is done."""
+
+
+def release_freed_memory() -> None:
+    """Return the C heap's free pages to the system (glibc's `malloc_trim`; elsewhere
+    nothing). A file's bytes are allocated from the C heap, and freeing them leaves holes
+    that the interpreter's small objects (allocated in their own arenas) never reuse: the
+    report of an 84 MB tree's 3036 findings, built after the scan, raised the process's peak
+    by 17-30 MiB over the corpus it had freed, and by nothing once the holes were returned."""
+    try:
+        import ctypes
+
+        trim = ctypes.CDLL(None).malloc_trim
+    except (OSError, AttributeError):
+        return
+    trim(0)
+
+
 def scan_files(
     files: Iterable[SourceFileLike], *, commit: str | None, options: ScanOptions = ScanOptions()
 ) -> ScanResult:
@@ -221,9 +254,13 @@ def scan_files(
     languages: dict[str, int] = {}
     for _, _, lang in work:
         languages[lang] = languages.get(lang, 0) + 1
+    size, count = sum(len(data) for _, data, _ in work), len(work)
+    del work  # the corpus: nothing else holds its bytes now
+    if size >= RELEASE_BYTES:
+        release_freed_memory()
     findings = [f for r in results for f in r.findings]
     skipped += [r.skipped for r in results if r.skipped is not None]
-    scanned = len(work) - sum(1 for r in results if r.skipped is not None)
+    scanned = count - sum(1 for r in results if r.skipped is not None)
     return ScanResult(
         tuple(sorted(findings, key=lambda f: f.sort_key)),
         tuple(sorted(skipped)),

@@ -33,6 +33,7 @@ import shutil
 import socket
 import stat
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -149,11 +150,7 @@ class Dockerd:
                 self._daemon.stop()
                 self._daemon = None
                 shared.stop_owner()  # NOTE: a daemon that died leaves its mounts
-                lease, token, self._lease, self._token = self._lease, self._token, None, None
-                if lease is not None:
-                    lease.unlink(missing_ok=True)
-                if token is not None:
-                    supervisor.ledger().release(token)
+                self._let_go(lambda lease: lease.unlink(missing_ok=True))  # already locked
                 raise EnvironmentUnavailable(
                     f"dockerd did not start: {why}", hint=f"see {self.state_dir / 'dockerd.log'}"
                 )
@@ -202,14 +199,18 @@ class Dockerd:
 
     def stop(self) -> None:
         """Drop this object's lease; the engine stops with the last lease (see the module)."""
-        lease, token, self._lease, self._token = self._lease, self._token, None, None
-        if lease is not None:
-            supervisor.Shared(self.state_dir).drop(lease)
-        if token is not None:
-            supervisor.ledger().release(token)
+        self._let_go(supervisor.Shared(self.state_dir).drop)
         if self._daemon is not None and not self._daemon.running():
             self._daemon.stop()  # reaps our child; a running one belongs to the other leases
             self._daemon = None
+
+    def _let_go(self, drop: Callable[[Path], object]) -> None:
+        """Give up this object's lease (`drop` removes it) and then its ledger entry."""
+        lease, token, self._lease, self._token = self._lease, self._token, None, None
+        if lease is not None:
+            drop(lease)
+        if token is not None:
+            supervisor.ledger().release(token)
 
     def __enter__(self) -> Dockerd:
         self.start()

@@ -160,7 +160,8 @@ def test_class_headers_and_quoting_helpers_do_not_run_across_files() -> None:
         "d/idiom.py": ("python", b"Q = \"'\\\\''\"\n"),  # the idiom, no definition here
     }
     corpus = Corpus(files)
-    assert corpus.class_bases("py") == {"Whole": ("Other",)}
+    assert corpus.class_bases("py").bases == {"Whole": ("Other",)}
+    assert corpus.class_bases("py").declared.as_dict() == {b"Whole": []}
     assert corpus.quoters("py") == frozenset()
 
 
@@ -177,7 +178,7 @@ def test_prepare_builds_every_familys_tables_as_a_lazy_build_would() -> None:
     prepared.prepare()
     assert sorted(prepared._indexes) == ["js", "py", "rs", "sh"]
     assert sorted(prepared._bases) == ["js", "py"]
-    assert prepared._bases["py"]["Tool"] == ("Base", "Quiet", "mixins")
+    assert prepared._bases["py"].bases == {"Tool": ("Base", "Quiet", "mixins")}
     assert prepared._quoters["py"] == frozenset({"sh_quote"})
     for family in ("py", "js"):
         assert prepared._bases[family] == lazy.class_bases(family)
@@ -198,8 +199,14 @@ def test_the_cap_applies_after_the_exclusion() -> None:
 
 def test_tokens_of_a_file() -> None:
     index = CallIndex.build(["p", "q"], [b"a.b(c(d.e.f(\xffg( h(", b"x.f( b("])
-    assert index.calls == {b"b": [0, 1], b"c": 0, b"f": [0, 1], b"h": 0, b"g\xff": 0}
-    assert index.methods == {b"b": 0, b"f": [0, 1]}
+    assert index.calls.as_dict() == {
+        b"b": [0, 1],
+        b"c": [0],
+        b"f": [0, 1],
+        b"h": [0],
+        b"g\xff": [0],
+    }
+    assert index.methods.as_dict() == {b"b": [0], b"f": [0, 1]}
     assert index.lookup(b"f", dotted=False) == ["p", "q"]
     assert index.lookup(b"g", dotted=False) == ["p"]  # `\xffg(` contains `g(`
 

@@ -20,10 +20,9 @@ values it gives are the same.
 
 from __future__ import annotations
 
-import bisect
 import re
 from collections import OrderedDict
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
@@ -35,6 +34,7 @@ from boundary_audit.static.entries import object_slot
 from boundary_audit.static.extract import extractor_for
 from boundary_audit.static.extract.base import Extractor
 from boundary_audit.static.ir import Attr, Call, Function, Ref, Spread
+from boundary_audit.static.packed import Packed
 from boundary_audit.static.parsing import TooDeep, parse, utf8_safe
 from boundary_audit.static.receivers import receiver_classes
 from boundary_audit.static.values import UNKNOWN, AValue, Opq, Step
@@ -136,27 +136,6 @@ _IDENT = bytes(b for b in range(256) if chr(b).isascii() and chr(b).isalnum() or
 """Bytes an indexed name is made of (any set without `(` and `.` keeps the index exact)."""
 
 
-Ids = int | list[int]
-"""Indexes into `CallIndex.paths`, ascending: one file as the bare int (most tokens occur in
-one file, and a list per token would be most of the index's memory), several as a list."""
-
-
-def _add(table: dict[bytes, Ids], token: bytes, i: int) -> None:
-    have = table.get(token)
-    if have is None:
-        table[token] = i
-    elif isinstance(have, int):
-        table[token] = [have, i]
-    else:
-        have.append(i)
-
-
-def _ids(have: Ids | None) -> Sequence[int]:
-    if have is None:
-        return ()
-    return (have,) if isinstance(have, int) else have
-
-
 @dataclass
 class CallIndex:
     """Which files of a language family have `NAME(` and `.NAME(` in their text.
@@ -166,24 +145,24 @@ class CallIndex:
     one of its tokens preceded by `.` (`.` ends a run); it contains `NAME(` exactly when
     NAME is a suffix of one of its tokens (`xNAME(` contains `NAME(`), found by bisecting
     the tokens, kept reversed for that. So `lookup` gives the same files as a substring
-    search, in the same (sorted path) order.
+    search, in the same (sorted path) order. The tables are `Packed` (ids index `paths`):
+    every worker holds them for its whole life.
     """
 
     paths: list[str]
-    calls: dict[bytes, Ids]
-    """token *reversed* -> the files that have `token(` (reversed, so that the sorted keys
-    are the bisectable table of suffixes without a second copy of every token)."""
-    methods: dict[bytes, Ids]
+    calls: Packed
+    """token *reversed* -> the files that have `token(` (reversed, so that the keys a
+    reversed name begins are the tokens it ends)."""
+    methods: Packed
     """token -> the files that have `.token(`."""
-    asserted: dict[bytes, Ids] = field(default_factory=dict)
+    asserted: Packed
     """token -> the files that have `.token!(` (TypeScript's non-null call)."""
-    _reversed: list[bytes] | None = None
 
     @classmethod
     def build(cls, paths: list[str], texts: list[bytes]) -> CallIndex:
-        calls: dict[bytes, Ids] = {}
-        methods: dict[bytes, Ids] = {}
-        asserted: dict[bytes, Ids] = {}
+        calls: dict[bytes, list[int]] = {}
+        methods: dict[bytes, list[int]] = {}
+        asserted: dict[bytes, list[int]] = {}
         for i, data in enumerate(texts):
             tokens: set[bytes] = set()
             dotted: set[bytes] = set()
@@ -201,29 +180,39 @@ class CallIndex:
                     if cut < len(bare) and cut and bare[cut - 1] == 0x2E:
                         banged.add(bare[cut:])
             for token in tokens:
-                _add(calls, token[::-1], i)
+                calls.setdefault(token[::-1], []).append(i)
             for token in dotted:
-                _add(methods, token, i)
+                methods.setdefault(token, []).append(i)
             for token in banged:
-                _add(asserted, token, i)
-        return cls(paths, calls, methods, asserted)
+                asserted.setdefault(token, []).append(i)
+        return cls(paths, Packed(calls), Packed(methods), Packed(asserted))
 
     def lookup(self, name: bytes, dotted: bool, asserted: bool = False) -> list[str]:
         """Paths whose text contains `.name(` (`dotted`), `.name!(` (`asserted`) or `name(`."""
-        if asserted:
-            return [self.paths[i] for i in _ids(self.asserted.get(name))]
-        if dotted:
-            return [self.paths[i] for i in _ids(self.methods.get(name))]
-        if self._reversed is None:
-            self._reversed = sorted(self.calls)
-        tail = name[::-1]
-        at = bisect.bisect_left(self._reversed, tail)
-        hits: list[Sequence[int]] = []
-        while at < len(self._reversed) and self._reversed[at].startswith(tail):
-            hits.append(_ids(self.calls[self._reversed[at]]))
-            at += 1
+        if asserted or dotted:
+            table = self.asserted if asserted else self.methods
+            return [self.paths[i] for i in table.get(name)]
+        hits = [self.calls.ids(j) for j in self.calls.prefixed(name[::-1])]
         found = hits[0] if len(hits) == 1 else sorted({i for h in hits for i in h})
         return [self.paths[i] for i in found]
+
+
+@dataclass(frozen=True)
+class Classes:
+    """The classes a language family's files declare (`class_headers`)."""
+
+    bases: dict[str, tuple[str, ...]]
+    """class -> the names in its bases, sorted and distinct (shared strings), for each class
+    declared with any."""
+    declared: Packed
+    """Every declared class's name, with bases or without: most have none, and a str per
+    class (65k of them on an 84 MB corpus) was most of this table's memory."""
+
+    def bases_of(self, cls: str) -> tuple[str, ...]:
+        return self.bases.get(cls, ())
+
+    def declares(self, cls: str) -> bool:
+        return cls in self.bases or cls.encode() in self.declared
 
 
 @dataclass
@@ -242,7 +231,7 @@ class Corpus:
     _params: dict[tuple[str, int, str, bool], list[AValue]] = field(default_factory=dict)
     _found: dict[tuple[str | None, bytes], list[str]] = field(default_factory=dict)
     _families: dict[str | None, list[str]] = field(default_factory=dict)
-    _bases: dict[str, dict[str, tuple[str, ...]]] = field(default_factory=dict)
+    _bases: dict[str, Classes] = field(default_factory=dict)
     _sdk_methods: dict[str, frozenset[str]] = field(default_factory=dict)
     _indexes: dict[str | None, CallIndex] = field(default_factory=dict)
     _engines: OrderedDict[tuple[str, int], Engine] = field(default_factory=OrderedDict)
@@ -626,30 +615,32 @@ class Corpus:
 
     def derives(self, family: str, sub: str, base: str, depth: int = 0) -> bool:
         """Whether class `sub` is declared (in the corpus) with `base` among its ancestors."""
-        bases = self.class_bases(family).get(sub, ())
+        bases = self.class_bases(family).bases_of(sub)
         if base in bases:
             return True
         return depth < 4 and any(
             self.derives(family, b, base, depth + 1) for b in bases if b != sub
         )
 
-    def class_bases(self, family: str) -> dict[str, tuple[str, ...]]:
-        """Every class declared in the family's files -> the names in its bases, sorted and
-        distinct (one pass; tuples of shared strings: a set per class of a large corpus
-        was tens of MiB)."""
+    def class_bases(self, family: str) -> Classes:
+        """Every class declared in the family's files and the names in its bases (one pass)."""
         table = self._bases.get(family)
         if table is None:
-            found: dict[str, list[bytes]] = {}
+            found: dict[bytes, list[bytes]] = {}
             header = _CLASS_HEADER[family]
             for p in self.family_paths(family):
                 for m in class_headers(header, self.files[p][1]):
                     words = re.findall(rb"[A-Za-z_$][\w$]*", m.group(2) or b"")
-                    found.setdefault(m.group(1).decode(), []).extend(words)
+                    found.setdefault(m.group(1), []).extend(words)
             names: dict[bytes, str] = {}
-            table = self._bases[family] = {
-                k: tuple(names.setdefault(w, w.decode()) for w in sorted(set(v)))
-                for k, v in found.items()
-            }
+            table = self._bases[family] = Classes(
+                {
+                    k.decode(): tuple(names.setdefault(w, w.decode()) for w in sorted(set(v)))
+                    for k, v in found.items()
+                    if v
+                },
+                Packed.of_keys(found),
+            )
         return table
 
     def ancestors(self, family: str, cls: str) -> list[str]:
@@ -661,8 +652,8 @@ class Corpus:
         while level and len(out) < 16:
             nxt: list[str] = []
             for c in level:
-                for b in sorted(table.get(c, ())):
-                    if b != cls and b not in out and b in table:
+                for b in sorted(table.bases_of(c)):
+                    if b != cls and b not in out and table.declares(b):
                         out.append(b)
                         nxt.append(b)
             level = nxt

@@ -55,11 +55,13 @@ openai-agents-js@6d0c61a for 92 (2.5 MB); the count bound of 64 extractors this 
 made MetaGPT's scan parse 279 files again, 36% of its 770 parses (benchmarks/README.md).
 The extractors the kept shared engines hold (at most 64, until the next file) outlive the
 bound: a dropped one is taken again from its engine (`_engine_extractor`)."""
-MAX_RECENT_BYTES = 256 * 1024
+MAX_RECENT_BYTES = 128 * 1024
 """Source bytes of the main pass's latest files whose trees (or extractors) are kept per
-process for the cross-file pass. A tree costs about 20 bytes of memory per source byte, so
-this is about 5 MiB at most; on AutoGen it spares 54 of the cross-file pass's 80 re-parses
-(SWE-agent all 36); a budget four times as large spares about 19 more for 24 MiB more."""
+process for the cross-file pass. A tree costs 20 (AutoGen) to 40 (the benchmark's synthetic
+tree) bytes of memory per source byte, so this is 2.5-5 MiB of every worker's peak. With
+none kept, the cross-file pass re-parses 28 files of AutoGen@027ecf0 (480 scanned) and 8 of
+SWE-agent@3ea751c (99); this budget spares 7 and 8 of them. Twice as large, it spared 2 more
+(AutoGen) at 5.6 MiB more per worker on the synthetic tree at 8x (benchmarks/README.md)."""
 GENERIC_NAMES = frozenset(
     {
         "run",

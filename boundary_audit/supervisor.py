@@ -632,13 +632,21 @@ class Shared:
                     path.unlink()
         return found
 
-    def set_owner(self, pid: int, mounts_under: list[str] | None = None) -> None:
+    def set_owner(
+        self, pid: int, mounts_under: list[str] | None = None, scratch: list[str] | None = None
+    ) -> None:
         """Record that boundary-audit started the daemon `pid` (call under `locked`); what it
         mounts under `mounts_under` is unmounted once it is stopped (a daemon killed after
-        its grace cannot unmount for itself)."""
+        its grace cannot unmount for itself), and the directories of `scratch` (made for it
+        outside `dir`) are removed then."""
         import json
 
-        record = {"pid": pid, "start": start_time(pid), "mounts_under": mounts_under or []}
+        record = {
+            "pid": pid,
+            "start": start_time(pid),
+            "mounts_under": mounts_under or [],
+            "scratch": scratch or [],
+        }
         (self.dir / "owner.json").write_text(json.dumps(record))
 
     def owner(self) -> dict[str, Any] | None:
@@ -669,14 +677,20 @@ class Shared:
         return self.stop_owner()
 
     def stop_owner(self) -> bool:
-        """Stop the recorded daemon, unmount what it left under its `mounts_under` and
-        remove its record (call under `locked`). True if there was one."""
+        """Stop the recorded daemon, unmount what it left under its `mounts_under`, remove
+        its `scratch` directories (one that still has a mount point below it is left: its
+        removal would reach into the mounted tree) and its record (call under `locked`).
+        True if there was one."""
         owner = self.owner()
         if owner is None:
             return False
         _reap_process({"pid": owner["pid"], "start": owner.get("start"), "grace": 15.0})
         for root in owner.get("mounts_under") or []:
             unmount_under(str(root))
+        for d in owner.get("scratch") or []:
+            top = str(d).rstrip("/")
+            if top and not any(p == top or p.startswith(top + "/") for p in _mount_points()):
+                _rmtree(Path(top))
         with contextlib.suppress(FileNotFoundError):
             (self.dir / "owner.json").unlink()
         return True

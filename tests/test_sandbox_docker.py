@@ -233,6 +233,31 @@ def test_a_leftover_engine_of_ours_that_no_lease_holds_is_stopped_before_a_new_o
         leftover.wait()
 
 
+@pytest.mark.skipif(os.geteuid() != 0, reason="a mount needs root")
+def test_a_stopped_daemons_scratch_dirs_are_removed_unless_a_mount_is_below(
+    tmp_path: Path,
+) -> None:
+    # the short /tmp/ba-dockerd-<hash>/ of a long state dir outlived every engine stopped
+    state, empty, busy = tmp_path / "state", tmp_path / "empty", tmp_path / "busy"
+    for d in (state, empty / "exec" / "x", busy / "m"):
+        d.mkdir(parents=True)
+    (empty / "exec" / "x" / "f").write_text("left by the engine")
+    daemon = subprocess.Popen(["sleep", "300"], start_new_session=True)
+    subprocess.run(["mount", "-t", "tmpfs", "ba-scratch-test", str(busy / "m")], check=True)
+    try:
+        shared = supervisor.Shared(state)
+        with shared.locked():
+            shared.set_owner(daemon.pid, scratch=[str(empty), str(busy)])
+            assert shared.stop_owner()
+        assert daemon.wait(timeout=5) == -signal.SIGTERM
+        assert not empty.exists()
+        assert (busy / "m").is_dir() and _mounts_under(busy) == [str(busy / "m")]
+    finally:
+        daemon.kill()
+        daemon.wait()
+        supervisor.unmount(busy / "m")
+
+
 def test_stale_pidfile_is_cleared(tmp_path: Path) -> None:
     (tmp_path / "dockerd.pid").write_text(str(os.getpid()))  # a live pid that is not dockerd
     Dockerd(tmp_path)._clear_stale_pidfile()
@@ -283,6 +308,7 @@ def test_an_engine_under_a_long_state_dir_starts_and_leaves_no_mount() -> None:
         service.stop()
         shared = service.exec_root.parent
         assert _mounts_under(state) == [] and _mounts_under(shared) == []
+        assert not shared.exists()  # the engine's short dir goes with it
         shutil.rmtree(state.parent, ignore_errors=True)
         shutil.rmtree(shared, ignore_errors=True)
 

@@ -9,7 +9,7 @@ of its own (default `<user cache>/boundary-audit/dockerd`, or `BOUNDARY_AUDIT_DO
     daemon.json   an empty --config-file  dockerd.log
 
 (the socket and the exec root move to a private `/tmp/ba-dockerd-<hash>/` when the state
-directory is too long for a unix socket path under them),
+directory is too long for a unix socket path under them; it is removed when the engine stops),
 
 started as `dockerd --iptables=false --ip-forward=false --bridge=none` (containers run with
 `--network none` anyway, and the host's firewall and its `net.ipv4.ip_forward` are left alone:
@@ -127,7 +127,9 @@ class Dockerd:
                 shared.stop_leftover()
                 self._spawn(program)
                 assert self._daemon is not None
-                shared.set_owner(self._daemon.pid, mounts_under=self._roots())
+                shared.set_owner(
+                    self._daemon.pid, mounts_under=self._roots(), scratch=self._scratch()
+                )
                 spawned = True
             # NOTE: the engine is ours and leased before we wait for it: a run killed while
             # the engine starts leaves a lease whose drop (the guardian's) stops the engine
@@ -156,10 +158,17 @@ class Dockerd:
                 )
             time.sleep(0.1)
 
+    def _scratch(self) -> list[str]:
+        """The directories outside the state directory made for the engine (the short
+        `/tmp/ba-dockerd-<hash>/` of a long one), removed when it stops."""
+        return sorted(
+            str(d) for d in {self.socket.parent, self.exec_root.parent} - {self.state_dir}
+        )
+
     def _spawn(self, program: str) -> None:
         self._clear_stale_pidfile()
-        for d in {self.socket.parent, self.exec_root.parent} - {self.state_dir}:
-            _private_dir(d)
+        for d in self._scratch():
+            _private_dir(Path(d))
         config = self.state_dir / "daemon.json"
         config.write_text("{}\n")
         setpriv = shutil.which("setpriv") if self.die_with_parent else None

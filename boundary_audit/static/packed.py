@@ -12,13 +12,12 @@ from __future__ import annotations
 import bisect
 from array import array
 from collections.abc import Iterable, Mapping, Sequence
+from itertools import accumulate, chain
 
 
 def _offsets(lengths: Iterable[int]) -> array[int]:
     """0 and the running sums of `lengths`, in 4-byte slots where they fit."""
-    out = [0]
-    for n in lengths:
-        out.append(out[-1] + n)
+    out = list(accumulate(lengths, initial=0))
     return array("I" if out[-1] < 1 << 32 else "Q", out)
 
 
@@ -33,10 +32,11 @@ class Packed:
 
     def __init__(self, table: Mapping[bytes, Sequence[int]]) -> None:
         keys = sorted(table)
+        values = [table[k] for k in keys]
         self._blob = b"".join(keys)
-        self._starts = _offsets(len(k) for k in keys)
-        self._first = _offsets(len(table[k]) for k in keys)
-        self._ids = array("I", (i for k in keys for i in table[k]))
+        self._starts = _offsets(map(len, keys))
+        self._first = _offsets(map(len, values))
+        self._ids = array("I", chain.from_iterable(values))
 
     @classmethod
     def of_keys(cls, keys: Iterable[bytes]) -> Packed:

@@ -66,7 +66,7 @@ CONTAINED = {
     "signal-sentinel": ("", True),
     "net-tcp-host": ("", True),
     "setsid-daemon": ("", True),
-    "flood-memory-procs": ("Killed", True),
+    "flood-memory-procs": ("", True),  # see the test: which process dies is the kernel's pick
     "git-promisor-uploadpack": ("", True),
     "workdir-link-root": ("", True),
     "reply-nul": ("raw: the reply holds a NUL character (U+0000) at character 46", False),
@@ -90,6 +90,9 @@ def test_one_kind_per_category_is_contained_through_raw(
     assert seen in run.output_head
     assert run.duration_s < LIMITS.timeout_s + LIMITS.grace_s + 10
     if kind == "flood-memory-procs":
+        # the OOM killer picks the box's process to kill: a `tail` (the shell then reports it
+        # "Killed"), or under the full suite's load the shell itself (nothing printed)
+        assert "Killed" in run.output_head or run.output_head == " | "
         assert run.limits_hit == ["memory"]
         assert 0 < run.peaks["memory_mib"] <= (LIMITS.memory_bytes >> 20) + 64
     if kind == "workdir-link-root":

@@ -75,19 +75,36 @@ def build_app() -> typer.Typer:
 
 
 def _internal_error(exc: BaseException) -> int:
-    import tempfile
-    import traceback
-    from pathlib import Path
-
-    log = Path(tempfile.gettempdir()) / "boundary-audit-crash.log"
-    try:
-        log.write_text("".join(traceback.format_exception(exc)), encoding="utf-8")
-        where = f" (traceback in {log})"
-    except OSError:
-        where = ""
     msg = str(exc).splitlines()[0] if str(exc) else ""
+    log = _crash_log(exc)
+    where = f" (traceback in {log})" if log is not None else ""
     sys.stderr.write(f"boundary-audit: internal error: {type(exc).__name__}: {msg}{where}\n")
     return int(ExitCode.FATAL)
+
+
+def _crash_log(exc: BaseException) -> str | None:
+    """Write `exc`'s traceback to a new file of the user's private state directory
+    (`<state>/crash/<UTC time>-<pid>.log`, mode 0600) and return its path, or None if it
+    cannot be written. Never a fixed name in the shared /tmp: a traceback quotes what it
+    read (a reply, a path, a URL), and a name there can be planted as a symlink first."""
+    import os
+    import time
+    import traceback
+
+    try:
+        from boundary_audit import supervisor
+
+        crash = supervisor.state_dir() / "crash"
+        crash.mkdir(mode=0o700, exist_ok=True)
+        stamp = time.strftime("%Y%m%dT%H%M%SZ", time.gmtime())
+        path = crash / f"{stamp}-{os.getpid()}.log"
+        flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC
+        fd = os.open(path, flags, 0o600)
+        with os.fdopen(fd, "w", encoding="utf-8") as out:
+            out.write("".join(traceback.format_exception(exc)))
+    except Exception:  # noqa: BLE001 - a crash report must not crash: the message still goes out
+        return None
+    return str(path)
 
 
 def _interrupted(exc: KeyboardInterrupt) -> int:

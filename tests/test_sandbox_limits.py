@@ -13,6 +13,7 @@ from pathlib import Path
 
 import pytest
 
+from boundary_audit.errors import SandboxError
 from boundary_audit.sandbox import Limits, Sandbox, _cgroup, make_sandbox
 
 ALL = [
@@ -142,3 +143,33 @@ def test_no_cgroup_is_left_behind(make) -> None:  # type: ignore[no-untyped-def]
             box.run(ws, ["/bin/sh", "-c", script])
             assert ws.cgroup is not None  # the workspace's group, with one run child each
     assert ours() - before == set()
+
+
+@pytest.mark.parametrize("make", HOST, indirect=True)
+def test_a_run_whose_cgroup_cannot_be_made_is_an_error_not_an_unconfined_run(  # type: ignore[no-untyped-def]
+    make, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # a failed mkdir of the run's child group used to yield no group at all: the run then
+    # joined none and went without the memory (and so disk), process and CPU limits
+    assert _cgroup.hierarchy() is not None
+    box = make(timeout_s=5)
+    real_mkdir = Path.mkdir
+
+    def full(self: Path, *args: object, **kwargs: object) -> None:
+        if self.parent.name.startswith(f"{os.getpid()}.") and self.name.startswith(
+            f"{os.getpid()}."
+        ):
+            raise OSError(28, "No space left on device", str(self))
+        real_mkdir(self, *args, **kwargs)  # type: ignore[arg-type]
+
+    with box.workspace() as ws:
+        monkeypatch.setattr(Path, "mkdir", full)
+        with pytest.raises(SandboxError) as err:
+            box.run(ws, ["/bin/sh", "-c", "echo ran > ran"])
+        monkeypatch.undo()
+        assert err.value.message.startswith("cannot create the run's cgroup /")
+        assert err.value.message.endswith(": No space left on device")
+        assert ws.cgroup is not None  # the workspace's own group was made, its run's was not
+        assert not any(p.is_dir() for d in ws.cgroup.dirs.values() for p in d.iterdir())
+        done = box.run(ws, ["/bin/sh", "-c", "echo ran"])  # the next run gets its group
+        assert (done.exit_code, done.stdout) == (0, b"ran\n")

@@ -31,6 +31,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from boundary_audit import supervisor
+from boundary_audit.errors import SandboxError
 from boundary_audit.sandbox import _procfs
 from boundary_audit.sandbox.interface import Limits, Workspace
 
@@ -144,7 +145,9 @@ class RunCgroup:
         *,
         parent: RunCgroup | None = None,
     ) -> RunCgroup | None:
-        """A fresh cgroup with the limits set, or None where no hierarchy is usable.
+        """A fresh cgroup with the limits set, or None where no hierarchy is usable (the
+        controllers `missing` names: their limits apply per process). SandboxError if the
+        hierarchy is there but the group cannot be made or limited.
 
         With `parent` (a workspace's group, which holds the limits), a child of it without
         limits of its own: the parent's bind every run of the workspace together, so that
@@ -169,10 +172,15 @@ class RunCgroup:
             group = cls(hier, made)
             if parent is None:
                 group._limit(max_procs, memory_bytes, cpus)
-        except OSError:
+        except OSError as exc:
+            # NOTE: never None here: the run would then join no group at all and go without
+            # the memory (and so disk), process and CPU limits the hierarchy is there for
             for path in set(made.values()):
                 _rmdir(path)
-            return None
+            where = exc.filename or name
+            raise SandboxError(
+                f"cannot create the run's cgroup {where}: {exc.strerror or exc}"
+            ) from exc
         book = supervisor.ledger()
         group._tokens = [book.register("cgroup", path=str(p)) for p in sorted(set(made.values()))]
         return group

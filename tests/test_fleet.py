@@ -200,7 +200,15 @@ def test_two_workers_equal_one_worker_and_each_target_equals_its_own_scan(
     world: dict[str, Any], baseline: dict[str, Any], tmp_path: Path
 ) -> None:
     plan = _plan(world, tmp_path / "one")
-    code, err = _finish(_fleet(plan, "--workers", "1", env=_env(tmp_path)))
+    shared_tmp = Path(tempfile.mkdtemp(prefix="ba-tmp-"))  # a /tmp of its own: mode 1777
+    shared_tmp.chmod(0o1777)
+    try:
+        env = _env(tmp_path, TMPDIR=str(shared_tmp))
+        code, err = _finish(_fleet(plan, "--workers", "1", env=env))
+        # the cluster's scratch and lock files stay in the run's own directory
+        assert not (shared_tmp / "dask-scratch-space").exists()
+    finally:
+        shutil.rmtree(shared_tmp)
     assert code == 0, err
     assert _report(plan) == baseline["report"]
     report = baseline["report"]
@@ -313,7 +321,11 @@ def broken_worker(tmp_path: Path) -> Iterator[str]:
     (fake / "bwrap").chmod(0o755)
     port = free_port()
     dask = str(Path(sys.executable).parent / "dask")
-    env = _env(tmp_path, DASK_DISTRIBUTED__LOGGING__DISTRIBUTED="error")
+    env = _env(
+        tmp_path,
+        DASK_DISTRIBUTED__LOGGING__DISTRIBUTED="error",
+        DASK_TEMPORARY_DIRECTORY=str(tmp_path / "dask"),  # not the shared /tmp's scratch dir
+    )
     logs = (tmp_path / "scheduler.log").open("wb")
     procs = [subprocess.Popen([dask, "scheduler", "--host", "127.0.0.1", "--port", str(port),
                                "--no-dashboard"], env=env, stdout=logs, stderr=logs,

@@ -92,6 +92,9 @@ def connect(scheduler: str | None, workers: int, log_dir: Path) -> Iterator[Any]
     dask.config.set(
         {
             "distributed.worker.daemon": False,
+            # NOTE: else the scheduler and nannies keep their lock files in the shared
+            # /tmp/dask-scratch-space, which anyone can create first (and fill with symlinks)
+            "temporary-directory": str(log_dir / "dask"),
             "distributed.scheduler.allowed-failures": 3,
             "distributed.admin.log-format": "%(asctime)s %(name)s %(levelname)s %(message)s",
             "distributed.worker.memory.terminate": False,

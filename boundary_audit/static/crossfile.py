@@ -59,9 +59,11 @@ MAX_RECENT_BYTES = 128 * 1024
 """Source bytes of the main pass's latest files whose trees (or extractors) are kept per
 process for the cross-file pass. A tree costs 20 (AutoGen) to 40 (the benchmark's synthetic
 tree) bytes of memory per source byte, so this is 2.5-5 MiB of every worker's peak. With
-none kept, the cross-file pass re-parses 28 files of AutoGen@027ecf0 (480 scanned) and 8 of
-SWE-agent@3ea751c (99); this budget spares 7 and 8 of them. Twice as large, it spared 2 more
-(AutoGen) at 5.6 MiB more per worker on the synthetic tree at 8x (benchmarks/README.md)."""
+none kept, the cross-file pass (`scan --jobs 1`) re-parses 28 files of AutoGen@027ecf0 (480
+scanned), 8 of SWE-agent@3ea751c (99), 80 of MetaGPT@ba28689 (525) and 40 of
+openai-agents-js@6d0c61a (354); this budget spares 7, 8, 26 and 5 of them. Twice as large,
+it spared 2, 0, 9 and 11 more (at most 3% of a scan's parses) for 5.6 MiB more per worker on
+the synthetic tree at 8x (benchmarks/README.md). Findings are the same at every size."""
 GENERIC_NAMES = frozenset(
     {
         "run",

@@ -3,7 +3,18 @@
 from __future__ import annotations
 
 import os
+import signal
 import tempfile
+
+# NOTE: a suite started in the background of a non-interactive shell (`./.ci/run &`, nohup)
+# inherits SIGINT and SIGHUP ignored, and so would every CLI it starts: the tests of what
+# Ctrl-C and a hangup do then see a run that never stops. A user's terminal delivers them.
+for _sig, _default in (
+    (signal.SIGINT, signal.default_int_handler),
+    (signal.SIGHUP, signal.SIG_DFL),
+):
+    if signal.getsignal(_sig) == signal.SIG_IGN:
+        signal.signal(_sig, _default)
 
 # NOTE: the supervisor's ledgers and leases go to one directory for the whole test session
 # (every xdist worker), not to $HOME, which some tests point at canary trees they delete.

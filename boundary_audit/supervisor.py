@@ -178,12 +178,16 @@ def _mount_points() -> list[str]:
     ]
 
 
+def mounts_below(root: str) -> list[str]:
+    """This namespace's mount points at or below `root`."""
+    top = root.rstrip("/")
+    return [p for p in _mount_points() if p == top or p.startswith(top + "/")]
+
+
 def unmount_under(root: str) -> int:
     """Lazily unmount every mount point at or below `root`, deepest first; how many."""
-    top = root.rstrip("/")
-    found = [p for p in _mount_points() if p == top or p.startswith(top + "/")]
     count = 0
-    for point in sorted(set(found), key=lambda p: p.count("/"), reverse=True):
+    for point in sorted(set(mounts_below(root)), key=lambda p: p.count("/"), reverse=True):
         count += unmount(Path(point))
     return count
 
@@ -688,9 +692,8 @@ class Shared:
         for root in owner.get("mounts_under") or []:
             unmount_under(str(root))
         for d in owner.get("scratch") or []:
-            top = str(d).rstrip("/")
-            if top and not any(p == top or p.startswith(top + "/") for p in _mount_points()):
-                _rmtree(Path(top))
+            if str(d).rstrip("/") and not mounts_below(str(d)):
+                _rmtree(Path(d))
         with contextlib.suppress(FileNotFoundError):
             (self.dir / "owner.json").unlink()
         return True

@@ -216,7 +216,7 @@ class Classes:
         return self.bases.get(cls, ())
 
     def declares(self, cls: str) -> bool:
-        return cls in self.bases or cls.encode() in self.declared
+        return cls.encode() in self.declared
 
 
 @dataclass

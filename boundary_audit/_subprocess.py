@@ -20,7 +20,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from boundary_audit import supervisor
-from boundary_audit._spawn import SPAWN_LOCK, popen, write_executable
+from boundary_audit._spawn import SPAWN_LOCK, popen, wait, write_executable
 from boundary_audit.errors import BoundaryAuditError, EnvironmentUnavailable
 
 DEFAULT_OUTPUT_CAP = 16 * 1024 * 1024
@@ -34,6 +34,7 @@ __all__ = [
     "kill_group",
     "popen",
     "run",
+    "wait",
     "write_executable",
 ]
 
@@ -138,13 +139,13 @@ def run(
         threading.Thread(target=_feed, args=(proc, input), daemon=True).start()
     timed_out = False
     try:
-        proc.wait(timeout=timeout)
+        wait(proc, timeout)
     except subprocess.TimeoutExpired:
         timed_out = True
     finally:
         kill_group(proc.pid)  # NOTE: also reaps grandchildren left in the group after exit
         try:
-            proc.wait(timeout=5)
+            wait(proc, 5)
         except subprocess.TimeoutExpired:  # pragma: no cover - unkillable (D state)
             pass
         book.release(token)

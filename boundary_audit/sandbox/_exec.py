@@ -24,7 +24,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import BinaryIO
 
-from boundary_audit._subprocess import popen
+from boundary_audit._subprocess import popen, wait
 from boundary_audit.errors import EnvironmentUnavailable, SandboxError
 
 Sweep = Callable[[int, bool], int]
@@ -125,13 +125,13 @@ def spawn(
         threading.Thread(target=_feed, args=(proc, stdin), daemon=True).start()
     timed_out = False
     try:
-        proc.wait(timeout=timeout)
+        wait(proc, timeout)
     except subprocess.TimeoutExpired:
         timed_out = True
     escaped = sweep(proc.pid, timed_out)
     deadline = time.monotonic() + grace_s
     try:
-        proc.wait(timeout=grace_s)
+        wait(proc, grace_s)
     except subprocess.TimeoutExpired:  # pragma: no cover - SIGKILLed but unkillable (D state)
         raise SandboxError(
             f"{Path(argv[0]).name}: still running {grace_s:g}s after SIGKILL"

@@ -302,6 +302,48 @@ def test_partial_clone_skips_absent_blobs_and_never_fetches_them(tmp_path: Path)
     assert before.count("\n?") == 2
 
 
+def test_a_checkout_lists_absent_blobs_and_asks_sizes_once(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The scan, the config discovery and the sink texts each read files of one Checkout:
+    the absent blobs are listed once and a size is asked of git once per blob."""
+    from boundary_audit.source import _git
+
+    src = tmp_path / "src"
+    make_repo(
+        src,
+        {"small.py": b"ok\n", "two.py": b"2\n", "large.py": b"#" * 500 + b"\n"},
+        config={"uploadpack.allowFilter": "true"},
+    )
+    part = tmp_path / "part.git"
+    git(tmp_path, "clone", "-q", "--bare", "--filter=blob:limit=100", src.as_uri(), str(part))
+    co = open_checkout(str(part))
+    calls: list[tuple[str, bytes | None]] = []
+    real = _git.run_git
+
+    def counting(args, **kw):  # type: ignore[no-untyped-def]
+        calls.append((args[0], kw.get("input")))
+        return real(args, **kw)
+
+    monkeypatch.setattr(_git, "run_git", counting)
+    first = [(f.path, f.skipped, f.data) for f in co.files()]
+    again = [(f.path, f.skipped, f.data) for f in co.files(paths=["small.py", "large.py"])]
+    assert co.read("two.py") == b"2\n"
+    with pytest.raises(SourceError, match=r"^the blob of large.py is missing from "):
+        co.read("large.py")
+    assert first == [
+        ("large.py", "missing blob", None),
+        ("small.py", None, b"ok\n"),
+        ("two.py", None, b"2\n"),
+    ]
+    assert again == [("large.py", "missing blob", None), ("small.py", None, b"ok\n")]
+    small, two = git(part, "rev-parse", "HEAD:small.py"), git(part, "rev-parse", "HEAD:two.py")
+    assert [c for c in calls if c[0] != "ls-tree"] == [
+        ("rev-list", None),
+        ("cat-file", f"{small}\n{two}\n".encode()),
+    ]
+
+
 def test_objects_absent_from_a_normal_repository_are_skipped(tmp_path: Path) -> None:
     repo = tmp_path / "r"
     repo.mkdir()

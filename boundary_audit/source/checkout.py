@@ -93,6 +93,15 @@ class Checkout:
         default_factory=list, init=False, repr=False, compare=False
     )
     """The commit's tree, listed once (a commit's tree never changes); empty until then."""
+    _absent: list[frozenset[str]] = field(
+        default_factory=list, init=False, repr=False, compare=False
+    )
+    """A partial clone's blobs of the commit that are absent, listed once: nothing here ever
+    fetches one (the scan, the config discovery and the sink texts each read files)."""
+    _sizes: dict[str, int | None] = field(
+        default_factory=dict, init=False, repr=False, compare=False
+    )
+    """Blob sizes already asked of git, by oid (an object's size never changes)."""
 
     @property
     def reads(self) -> Path:
@@ -128,15 +137,9 @@ class Checkout:
             entries, unmatched = _select(entries, paths)
         if want is not None:
             entries = [e for e in entries if e.mode not in REGULAR or want(e.path)]
-        absent = (
-            missing_blobs(self.reads, self.sha, timeout=self.timeout, where=self.git_dir)
-            if self.partial
-            else frozenset()
-        )
+        absent = self._missing()
         readable = [e for e in entries if e.mode in REGULAR and e.oid not in absent]
-        sizes = blob_sizes(
-            self.reads, (e.oid for e in readable), timeout=self.timeout, where=self.git_dir
-        )
+        sizes = self._blob_sizes([e.oid for e in readable])
         plan = [(e, _pre_skip(e, absent, sizes, max_bytes)) for e in entries]
         with BlobStream(self.reads, timeout=self.timeout, where=self.git_dir) as stream:
             blobs = stream.contents([e.oid for e, why in plan if why is None])
@@ -166,13 +169,30 @@ class Checkout:
             kind = "submodule" if entry.mode == MODE_GITLINK else "directory"
             raise SourceError(f"{shown} is a {kind} at {self.sha[:12]}, not a file")
         with BlobStream(self.reads, timeout=self.timeout, where=self.git_dir) as stream:
-            absent = self.partial and entry.oid in missing_blobs(
-                self.reads, self.sha, timeout=self.timeout, where=self.git_dir
-            )
+            absent = entry.oid in self._missing()
             data = None if absent else next(stream.contents([entry.oid]))[1]
         if data is None:
             raise SourceError(f"the blob of {shown} is missing from {self.git_dir}")
         return data
+
+    def _missing(self) -> frozenset[str]:
+        """The blobs of the commit absent from a partial clone (one `rev-list` per Checkout)."""
+        if not self.partial:
+            return frozenset()
+        if not self._absent:
+            self._absent.append(
+                missing_blobs(self.reads, self.sha, timeout=self.timeout, where=self.git_dir)
+            )
+        return self._absent[0]
+
+    def _blob_sizes(self, oids: list[str]) -> dict[str, int | None]:
+        """The size of each of `oids`, asking git only for those not asked before."""
+        new = [o for o in oids if o not in self._sizes]
+        if new:
+            self._sizes.update(
+                blob_sizes(self.reads, new, timeout=self.timeout, where=self.git_dir)
+            )
+        return {o: self._sizes.get(o) for o in oids}
 
     def _entry(self, path: str | bytes) -> TreeEntry:
         if isinstance(path, str) and "\\x" in path:

@@ -324,15 +324,21 @@ def execute(options: FleetOptions, *, progress: FleetProgress | None = None) -> 
         run = FleetRun(plan, settings, sets, tasks)
         n = options.workers
         where = options.scheduler or f"a local cluster of {n} worker{'s' if n > 1 else ''}"
-        with contextlib.ExitStack() as stack:
+        try:
+            with contextlib.ExitStack() as stack:
 
-            def connect_to() -> Any:
-                progress.note(f"connecting to {where}")
-                return stack.enter_context(
-                    connect(options.scheduler, options.workers, store.log_dir)
-                )
+                def connect_to() -> Any:
+                    progress.note(f"connecting to {where}")
+                    return stack.enter_context(
+                        connect(options.scheduler, options.workers, store.log_dir)
+                    )
 
-            _drive(connect_to, options, store, run, progress)
+                _drive(connect_to, options, store, run, progress)
+        finally:
+            if options.scheduler is None:
+                # the local cluster is closed: a temporary still in the store is a killed
+                # worker's (an external cluster's workers may still be writing a duplicate)
+                store.sweep()
         if not run.interrupted:
             run.shared = _shared_records(store, run)
     return run

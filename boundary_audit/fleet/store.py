@@ -13,9 +13,9 @@ A unit is written to a temporary file in its directory and *linked* into place: 
 appears only with its whole content, and a unit already there is never overwritten (two
 workers finishing the same unit, after a worker was presumed dead and its unit rescheduled,
 write equal bytes; the first wins). A killed worker leaves at most a temporary file, which
-nothing reads and `sweep` removes. An error is not a result: its file is replaced on every
-failure and removed when the unit later succeeds; a rerun does every unit that has no file
-under `units/`.
+nothing reads and `sweep` removes (as every run starts, and as a local cluster's run ends).
+An error is not a result: its file is replaced on every failure and removed when the unit
+later succeeds; a rerun does every unit that has no file under `units/`.
 
 The store holds only what boundary-audit's own workers wrote; it is created mode 0700. A
 file that does not parse as a unit of this format is reported as a broken store (exit 4),

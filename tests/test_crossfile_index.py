@@ -254,3 +254,24 @@ def test_a_class_header_inside_a_rejected_one_is_found() -> None:
     data = b"subclass A(\nclass B(Base):\n"
     header = _CLASS_HEADER["py"]
     assert [m.group(1, 2) for m in class_headers(header, data)] == [(b"B", b"Base")]
+
+
+def test_a_root_class_declared_without_bases_is_an_ancestor() -> None:
+    """`class Base {` (JS/TS) and `class Base:` (Python) declare the root of a hierarchy: the
+    ancestors walk, which keeps only declared classes, must reach it."""
+    corpus = Corpus(
+        {
+            "a.ts": (
+                "typescript",
+                b"export class Base {\n  run(c) {}\n}\nclass Mid extends Base {}\n",
+            ),
+            "b.ts": ("tsx", b"class Sub extends Mid implements I {}\nclass G<T> {}\n"),
+            "a.py": ("python", b"class Base:\n    pass\nclass Mid(Base): pass\n"),
+            "b.py": ("python", b"class Sub(Mid): pass\n"),
+        }
+    )
+    assert corpus.ancestors("js", "Sub") == ["Mid", "Base"]
+    assert corpus.ancestors("py", "Sub") == ["Mid", "Base"]
+    js = corpus.class_bases("js")
+    assert (js.declares("Base"), js.declares("G"), js.declares("I")) == (True, True, False)
+    assert js.bases == {"Mid": ("Base",), "Sub": ("I", "Mid")}

@@ -112,11 +112,18 @@ FAMILY = {
 
 _CLASS_HEADER = {
     "py": re.compile(rb"class\s+([A-Za-z_]\w*)\s*(?:\(([^)]*)\)|(?=:))"),
-    "js": re.compile(rb"class\s+([A-Za-z_$][\w$]*)\b[^{;]*?\b(?:extends|implements)\s+([^{]*)\{"),
+    "js": re.compile(
+        rb"class\s+([A-Za-z_$][\w$]*)\b(?:[^{;]*?\b(?:extends|implements)\s+([^{]*)|[^{;]*)\{"
+    ),
 }
-"""A class declaration's header: the class in group 1, its bases (if any) in group 2. Each
-begins with the literal `class` (which `re` then finds at memory speed) and is used through
-`class_headers`, which adds the word boundary before it."""
+"""A class declaration's header: the class in group 1, its bases (if any) in group 2. A
+class declared without bases is a header too (`class Base {`, `class Base:`): the root of
+most hierarchies, which `ancestors` must find declared. Each begins with the literal `class`
+(which `re` then finds at memory speed) and is used through `class_headers`, which adds the
+word boundary before it."""
+
+_KEYWORDS = frozenset({b"extends", b"implements"})
+"""Words of a header's bases that are no class (`class A extends B implements C {`)."""
 
 _WORD = frozenset(b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_")
 
@@ -635,7 +642,7 @@ class Corpus:
             for p in self.family_paths(family):
                 for m in class_headers(header, self.files[p][1]):
                     words = re.findall(rb"[A-Za-z_$][\w$]*", m.group(2) or b"")
-                    found.setdefault(m.group(1), []).extend(words)
+                    found.setdefault(m.group(1), []).extend(w for w in words if w not in _KEYWORDS)
             names: dict[bytes, str] = {}
             table = self._bases[family] = Classes(
                 {

@@ -3,7 +3,8 @@
 `a_caller.py` is analysed before the file it calls into, so the cross-file pass reuses the
 tree the main pass kept; `b_tools.py` is traced into `c_caller.py` before the main pass
 reaches it, so the main pass reuses the cross-file pass's extractor. The findings are those
-of a scan that keeps nothing.
+of a scan that keeps nothing. (The callers' comments name a shell: a file without any sink's
+text is never parsed by the main pass, `analyze.may_have_sites`.)
 """
 
 from __future__ import annotations
@@ -26,7 +27,7 @@ FILES = {
         "\n"
         "\n"
         "def handle(reply):\n"
-        "    args = json.loads(reply.tool_calls[0].function.arguments)\n"
+        "    args = json.loads(reply.tool_calls[0].function.arguments)  # a shell command\n"
         '    return run_tool_cmd(args["command"])\n'
     ),
     "b_tools.py": (
@@ -41,7 +42,7 @@ FILES = {
         "\n"
         "\n"
         "def again(text):\n"
-        '    return run_tool_cmd("ls " + text)\n'
+        '    return run_tool_cmd("ls " + text)  # a shell command\n'
     ),
 }
 

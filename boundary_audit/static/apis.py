@@ -58,6 +58,18 @@ class Sdk:
     """Constructors of a sink argument that is no process (`Command::ReadFile(path)` handed
     to swiftide's `exec_cmd`): a site whose argument is one of them is no sink."""
 
+    @property
+    def calls(self) -> tuple[bytes, ...]:
+        """The last names of its sinks' and builders' calls: every site of the SDK is a call
+        (or a forwarded callable) whose text ends in one, so a file holding none has none."""
+        return _last_names(self)
+
+
+@cache
+def _last_names(sdk: Sdk) -> tuple[bytes, ...]:
+    calls = [s.call for s in sdk.sinks] + [b for b, _ in sdk.builders]
+    return tuple(sorted({c.replace("::", ".").rsplit(".", 1)[-1].encode() for c in calls}))
+
 
 @cache
 def sdks(dialect: str) -> tuple[Sdk, ...]:
@@ -172,8 +184,11 @@ def _module_pattern(dialect: str, module: str) -> re.Pattern[bytes]:
 
 
 def uses(dialect: str, data: bytes, sdk: Sdk) -> bool:
-    """True if the file imports (or names) one of the SDK's modules and has its required text."""
+    """True if the file imports (or names) one of the SDK's modules, has its required text
+    and names one of its calls (`Sdk.calls`)."""
     if sdk.requires and not any(r in data for r in sdk.requires):
+        return False
+    if not any(c in data for c in sdk.calls):
         return False
     if not sdk.modules:
         return True
@@ -192,12 +207,16 @@ def _module_tests(dialect: str) -> tuple[tuple[Sdk, tuple[tuple[bytes, str], ...
 
 @lru_cache(maxsize=8)
 def used(dialect: str, data: bytes) -> tuple[Sdk, ...]:
-    """The SDKs of `dialect` the file uses (`uses`), each module looked for once; the last
-    few files' answers are kept (`may_have_sites` then `sites` ask for the same file)."""
+    """The SDKs of `dialect` the file uses (`uses`) and names a sink of (`Sdk.calls`), each
+    module looked for once; the last few files' answers are kept (`may_have_sites` then
+    `sites` ask for the same file). An SDK without modules (`pty-input`: any
+    `x.send_input(data)`) is so used only by a file that names one of its calls."""
     seen: dict[bytes, bool] = {}
     out: list[Sdk] = []
     for sdk, modules in _module_tests(dialect):
         if sdk.requires and not any(r in data for r in sdk.requires):
+            continue
+        if not any(c in data for c in sdk.calls):
             continue
         hit = not modules
         for module, name in modules:
@@ -215,14 +234,26 @@ def used(dialect: str, data: bytes) -> tuple[Sdk, ...]:
 
 
 def may_have_sites(dialect: str, data: bytes) -> bool:
-    """Cheap test: could this file hold a catalogue site (an SDK in use, an aliased API)?"""
+    """Cheap test: could this file hold a catalogue site (`sites`)? False only if it names
+    none of `site_names`, defines no forwarder function (`forwarders.may_have_local`) and
+    uses no SDK (`used`)."""
     if dialect == "python" and (b" as " in data or b"getattr(" in data or b"__import__" in data):
         return True
-    if dialect in ("javascript", "go") and any(n.encode() in data for n in api_names(dialect)):
+    if any(n in data for n in site_names(dialect)):
         return True
-    if any(n.encode() in data for n in forwarders.last_names(dialect)):
-        return True
-    return bool(used(dialect, data))
+    return bool(used(dialect, data)) or forwarders.may_have_local(dialect, data)
+
+
+@cache
+def site_names(dialect: str) -> tuple[bytes, ...]:
+    """Names one of which the text of every site `sites` finds holds, but for an SDK's
+    (`used`) and a local forwarder's (`forwarders.may_have_local`): the process APIs' last
+    names (`_api_locals`: an alias resolves to the API through an import or an assignment
+    that spells it), the library forwarders' (`forwarders.last_names`) and the HTTP exec
+    calls' (`http_execs`)."""
+    names = set(_api_locals(dialect)[1]) | set(forwarders.last_names(dialect))
+    names.update(c for e in http_execs(dialect) for c in e.calls)
+    return tuple(sorted(n.encode() for n in names if n))
 
 
 def warm(dialect: str) -> None:

@@ -123,7 +123,7 @@ _SPREAD_NAMES: dict[str, re.Pattern[bytes]] = {
 possessive: a run of commented-out lines after a `(` must not backtrack (exponentially)."""
 
 
-def _may_have_local(dialect: str, data: bytes) -> bool:
+def may_have_local(dialect: str, data: bytes) -> bool:
     """Cheap test: could the file define a forwarder function (a name spelt twice beside a
     variadic marker, once as a parameter could be)? Without a pattern for `dialect`: if it
     has a marker at all."""
@@ -144,7 +144,7 @@ def _find_local(ex: Extractor) -> dict[int, tuple[int, frozenset[str]]]:
     from boundary_audit.static.parsing import QUERY_DIALECT
 
     dialect = QUERY_DIALECT[ex.lang]
-    if not _may_have_local(dialect, ex.data):
+    if not may_have_local(dialect, ex.data):
         return {}
     out: dict[int, tuple[int, frozenset[str]]] = {}
     for fn in ex.all_functions():

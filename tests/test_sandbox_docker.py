@@ -202,8 +202,14 @@ def test_an_engine_whose_starter_is_killed_while_it_starts_is_stopped(tmp_path: 
     finally:
         starter.kill()
         starter.wait()
+    # the guardian reaps the engine first, then removes its record: wait for both (under
+    # load the record outlived the pid for a moment and the old check, done at the pid's
+    # death, saw it)
+    def stopped() -> bool:
+        return not _alive(pid) and not (state / "owner.json").exists()
+
     deadline = time.monotonic() + 30
-    while _alive(pid) and time.monotonic() < deadline:
+    while not stopped() and time.monotonic() < deadline:
         time.sleep(0.1)
     assert not _alive(pid)
     assert not (state / "owner.json").exists() and list((state / "leases").iterdir()) == []

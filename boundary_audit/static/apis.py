@@ -13,6 +13,7 @@ count everywhere (`modules = []`).
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable
 from dataclasses import dataclass
 from functools import cache, lru_cache
 from typing import TYPE_CHECKING
@@ -57,17 +58,14 @@ class Sdk:
     not_process: tuple[str, ...] = ()
     """Constructors of a sink argument that is no process (`Command::ReadFile(path)` handed
     to swiftide's `exec_cmd`): a site whose argument is one of them is no sink."""
-
-    @property
-    def calls(self) -> tuple[bytes, ...]:
-        """The last names of its sinks' and builders' calls: every site of the SDK is a call
-        (or a forwarded callable) whose text ends in one, so a file holding none has none."""
-        return _last_names(self)
+    calls: tuple[bytes, ...] = ()
+    """The last names of its sinks' and builders' calls (`last_names`): every site of the
+    SDK is a call (or a forwarded callable) whose text ends in one, so a file holding none
+    has none."""
 
 
-@cache
-def _last_names(sdk: Sdk) -> tuple[bytes, ...]:
-    calls = [s.call for s in sdk.sinks] + [b for b, _ in sdk.builders]
+def last_names(calls: Iterable[str]) -> tuple[bytes, ...]:
+    """The last names of dotted (or `::`) call names, as bytes, sorted and unique."""
     return tuple(sorted({c.replace("::", ".").rsplit(".", 1)[-1].encode() for c in calls}))
 
 
@@ -99,6 +97,9 @@ def sdks(dialect: str) -> tuple[Sdk, ...]:
                 catalogue.strings(e, "unwrap"),
                 tuple((str(b["call"]), str(b["handler"])) for b in e.get("builders", ())),
                 tuple(n.replace("::", ".") for n in catalogue.strings(e, "not_process")),
+                last_names(
+                    [s.call for s in sinks] + [str(b["call"]) for b in e.get("builders", ())]
+                ),
             )
         )
     return tuple(out)

@@ -12,7 +12,7 @@ from hypothesis import strategies as st
 
 from boundary_audit.errors import ScanError
 from boundary_audit.finding import Skipped, Suppression
-from boundary_audit.static import ScanOptions, ScanResult, scan_files, scan_path
+from boundary_audit.static import ScanOptions, ScanResult, engine, scan_files, scan_path
 from boundary_audit.static.parsing import detect_language, may_be_source
 from boundary_audit.taxonomy import BoundaryClass, Confidence, Contract, Severity
 
@@ -210,7 +210,10 @@ def test_no_ignores_overrides_inline_suppressions() -> None:
     assert active.suppressed is None
 
 
-def test_results_are_sorted_and_independent_of_worker_count() -> None:
+def test_results_are_sorted_and_independent_of_worker_count(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setattr(engine, "MIN_PARALLEL_BYTES", 0)  # these few bytes go to workers too
     files = [SourceFile(f"pkg/m{i}.py", TOOL) for i in (3, 1, 2)] + [
         SourceFile("run.sh", b'x=$(llm "q")\nbash -c "$x"\n')
     ]

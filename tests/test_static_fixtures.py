@@ -18,6 +18,7 @@ from pathlib import Path
 import pytest
 
 from boundary_audit.finding import Finding
+from boundary_audit.static import engine
 from boundary_audit.static.checks import BY_CODE
 from boundary_audit.static.engine import ScanOptions, scan_path
 
@@ -106,7 +107,8 @@ def test_markers_are_read_from_both_comment_styles(tmp_path: Path) -> None:
         expectations(tmp_path)
 
 
-def test_two_workers_give_the_same_result_as_one() -> None:
+def test_two_workers_give_the_same_result_as_one(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(engine, "MIN_PARALLEL_BYTES", 0)  # the fixtures are 0.24 MB
     one = scan_path(FIXTURES, options=ScanOptions(jobs=1))
     two = scan_path(FIXTURES, options=ScanOptions(jobs=2))
     assert one == two

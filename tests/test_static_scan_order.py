@@ -78,9 +78,12 @@ def test_chunks_hand_out_the_largest_files_first_in_shrinking_chunks() -> None:
     assert sorted(i for c in chunks for i in c) == list(range(len(work)))
 
 
-def test_results_come_back_in_the_order_of_the_files_whatever_the_chunks() -> None:
+def test_results_come_back_in_the_order_of_the_files_whatever_the_chunks(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
     from boundary_audit.static import engine
 
+    monkeypatch.setattr(engine, "MIN_PARALLEL_BYTES", 0)  # these few bytes go to workers too
     files = {
         f"m{i:02}.py": b"import subprocess\nsubprocess.run(x, shell=True)\n" * (i + 1)
         for i in range(12)
@@ -110,6 +113,7 @@ def test_workers_are_sent_file_indices_not_bytes(monkeypatch: pytest.MonkeyPatch
             return super().submit(fn, *args, **kwargs)
 
     monkeypatch.setattr(concurrent.futures, "ProcessPoolExecutor", Recording)
+    monkeypatch.setattr(engine, "MIN_PARALLEL_BYTES", 0)
     files = {f"m{i:02}.py": b"import subprocess\nsubprocess.run(x, shell=True)\n" for i in range(6)}
     work = [(p, d, "python") for p, d in files.items()]
     results = engine._analyse(work, None, ScanOptions(jobs=2))
@@ -143,3 +147,35 @@ def test_the_freed_corpus_goes_back_to_the_system() -> None:
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, check=True)
     kept_after_free, released = map(int, out.stdout.split())
     assert kept_after_free < 8 and released >= 32, out.stdout  # 50 MiB here
+
+
+def test_a_scan_of_few_bytes_starts_no_workers(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Below `MIN_PARALLEL_BYTES` the files are analysed in the scanning process whatever
+    `jobs` says; at it, they are shared out to the workers."""
+    import concurrent.futures
+
+    from boundary_audit.static import engine
+
+    pools: list[int] = []
+    real = concurrent.futures.ProcessPoolExecutor
+
+    class Counting(real):  # type: ignore[misc, valid-type]
+        def __init__(self, *args, **kwargs):  # type: ignore[no-untyped-def]
+            pools.append(kwargs["max_workers"])
+            super().__init__(*args, **kwargs)
+
+    assert engine.MIN_PARALLEL_BYTES == 256 * 1024
+    monkeypatch.setattr(concurrent.futures, "ProcessPoolExecutor", Counting)
+    line = b"import subprocess\nsubprocess.run(x, shell=True)\n"
+    files = {f"m{i:02}.py": line for i in range(6)}
+    work = [(p, d, "python") for p, d in files.items()]
+    size = len(line) * 6
+    monkeypatch.setattr(engine, "MIN_PARALLEL_BYTES", size + 1)
+    few = engine._analyse(work, None, ScanOptions(jobs=2))
+    assert pools == []
+    monkeypatch.setattr(engine, "MIN_PARALLEL_BYTES", size)
+    shared = engine._analyse(work, None, ScanOptions(jobs=2))
+    assert pools == [2]
+    assert [[asdict(f) for f in r.findings] for r in few] == [
+        [asdict(f) for f in r.findings] for r in shared
+    ]

@@ -207,7 +207,7 @@ def scan(
             envvar=_env("JOBS"),
             rich_help_panel=STATIC,
             min=1,
-            help="Worker processes for the scan.",
+            help="Worker processes for the scan (a scan of under 256 KiB of source uses one).",
         ),
     ] = 2,
     fmt: Annotated[

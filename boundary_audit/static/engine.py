@@ -181,9 +181,17 @@ def _pool_context() -> multiprocessing.context.BaseContext:
     return multiprocessing.get_context("fork" if "fork" in methods else "spawn")
 
 
+MIN_PARALLEL_BYTES = 256 * 1024
+"""The fewest bytes of source a scan shares out to worker processes: below it the workers'
+start costs more than the share of the analysis they take. self-operating-computer@fac568e
+(87 KB): 0.47 s of CPU with 2 workers against 0.36 s in one process, the same 0.38 s wall;
+SWE-agent@3ea751c (0.64 MB): 0.67 s wall with 2 workers against 0.76 s in one."""
+
+
 def _analyse(work: list[_Work], commit: str | None, options: ScanOptions) -> list[FileResult]:
     corpus = {path: (lang, data) for path, data, lang in work}
-    if options.jobs <= 1 or len(work) < 4:
+    small = len(work) < 4 or sum(len(data) for _, data, _ in work) < MIN_PARALLEL_BYTES
+    if options.jobs <= 1 or small:
         for lang in sorted({lang for _, _, lang in work}):
             plan(lang, [data for _, data, lg in work if lg == lang])
         crossfile.install(corpus)

@@ -18,6 +18,7 @@ from boundary_audit.finding import Finding
 from boundary_audit.static import analyze, crossfile, parsing
 from boundary_audit.static.dataflow import Engine
 from boundary_audit.static.engine import ScanOptions, scan_path
+from tests.support.parses import record_parses
 
 FILES = {
     "a_caller.py": (
@@ -137,14 +138,7 @@ def test_a_dropped_extractor_a_shared_engine_holds_is_taken_again(
     # dropped the file would take other steps than one before, so findings would depend on it
     corpus = _bounded(monkeypatch, 0, [f"def f{i}(x):\n    return x\n" for i in range(3)])
     files = corpus.files
-    parsed: list[bytes] = []
-    real = parsing.parse
-
-    def counting(lang: str, data: bytes) -> ts.Tree:
-        parsed.append(data)
-        return real(lang, data)
-
-    monkeypatch.setattr(crossfile, "parse", counting)
+    parsed = record_parses(monkeypatch, crossfile)
     held = corpus.extractor("m0.py")
     main = corpus.extractor("m1.py")  # over the bound: m0.py is dropped
     assert held is not None and main is not None and list(corpus._extractors) == ["m1.py"]

@@ -202,6 +202,7 @@ def test_an_engine_whose_starter_is_killed_while_it_starts_is_stopped(tmp_path: 
     finally:
         starter.kill()
         starter.wait()
+
     # the guardian reaps the engine first, then removes its record: wait for both (under
     # load the record outlived the pid for a moment and the old check, done at the pid's
     # death, saw it)

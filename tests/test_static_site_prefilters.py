@@ -10,13 +10,13 @@ import time
 from pathlib import Path
 
 import pytest
-import tree_sitter as ts
 
 from boundary_audit.static import analyze, apis, crossfile, forwarders, parsing
 from boundary_audit.static.checks.base import CommentSite, SinkSite
 from boundary_audit.static.engine import ScanOptions, scan_path
 from boundary_audit.static.extract import extractor_for
 from boundary_audit.static.parsing import detect_language, parse
+from tests.support.parses import record_parses
 
 
 def _local(lang: str, src: bytes) -> dict[str, int]:
@@ -180,15 +180,7 @@ def test_a_file_needs_a_tree_only_if_some_prefilter_passes_it(
 def test_the_main_pass_parses_only_the_files_some_check_may_find_a_site_in(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    parsed: list[bytes] = []
-    real = parsing.parse
-
-    def counting(lang: str, data: bytes) -> ts.Tree:
-        parsed.append(data)
-        return real(lang, data)
-
-    monkeypatch.setattr(crossfile, "parse", counting)
-    monkeypatch.setattr(analyze, "parse", counting)
+    parsed = record_parses(monkeypatch, crossfile, analyze)
     for name, text, _ in NEEDS_TREE:
         (tmp_path / name).write_text(text, encoding="utf-8")
     result = scan_path(tmp_path, options=ScanOptions(jobs=1))

@@ -234,8 +234,9 @@ def _analyze(
     if corpus is not None:
         corpus.begin_file()
     safe = utf8_safe(data)
-    if not may_have_sites(lang, safe):
-        return FileResult()
+    catalogue = apis.may_have_sites(QUERY_DIALECT[lang], safe)
+    if not catalogue and not _may_have_query_sites(lang, safe):
+        return FileResult()  # `may_have_sites`: the file needs no tree
     tree = shared.tree(path, lang, data) if shared is not None else None
     data = safe
     if tree is None:
@@ -246,7 +247,7 @@ def _analyze(
     sinks = [s for s in sites if isinstance(s, SinkSite)]
     json_sites = [s for s in sites if isinstance(s, TemplateSite) and s.check == "BA501"]
     ex: Extractor | None = None
-    if apis.may_have_sites(QUERY_DIALECT[lang], data):
+    if catalogue:
         ex = _extractor(path, data, lang, tree, shared, passed.functions)
         extra = apis.sites(ex)
         if extra and not sinks:
@@ -288,11 +289,13 @@ def may_have_sites(lang: str, data: bytes) -> bool:
     the file needs no tree: the byte prefilters of the sink pass (`may_have_sinks`), of the
     guarded checks (their `guard`) and of the catalogue (`apis.may_have_sites`) all say
     no. On AutoGen@027ecf0 that is 217 of 698 files, whose parse `_collect` never used."""
-    dialect = QUERY_DIALECT[lang]
-    return (
-        may_have_sinks(dialect, data)
-        or any(c.guard is None or c.guard.search(data) for c in GUARDED)
-        or apis.may_have_sites(dialect, data)
+    return apis.may_have_sites(QUERY_DIALECT[lang], data) or _may_have_query_sites(lang, data)
+
+
+def _may_have_query_sites(lang: str, data: bytes) -> bool:
+    """False only if neither the sink pass nor a guarded check can match in `data`."""
+    return may_have_sinks(QUERY_DIALECT[lang], data) or any(
+        c.guard is None or c.guard.search(data) for c in GUARDED
     )
 
 

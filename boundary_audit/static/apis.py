@@ -6,8 +6,8 @@ an imported alias (`from subprocess import Popen as p`), an import inside a func
 `getattr(os, "system")`, `__import__("os").system`, and every SDK whose receiver is an object
 of the harness (`self._sandbox.commands.run`, `_as_api(sandbox).pty.send_stdin`). An SDK's
 methods count only in a file that imports the SDK (statically, in a function, or by naming
-the module in a string for a lazy import); a method name unlikely to mean anything else may
-count everywhere (`modules = []`).
+the module in a string for a lazy import) and names one of its calls; a method name unlikely
+to mean anything else may count in any file that names it (`modules = []`).
 """
 
 from __future__ import annotations

@@ -2,7 +2,7 @@
 
     .venv/bin/pip install -e '.[bench]'      # bandit and semgrep (once)
     .venv/bin/python benchmarks/static/real.py [--repeat 3] [--mirrors /work/.mirror] \
-        [--trees real_trees.toml] [--only NAME] [--other-code DIR] [--no-peers]
+        [--trees real_trees.toml] [--only NAME] [--other-code DIR] [--no-peers] [--floor]
 
 For each tree of `real_trees.toml` (a bare git mirror and a commit; skipped with a note when
 the mirror or the commit is absent), whole processes, as a user starts them:
@@ -11,6 +11,11 @@ the mirror or the commit is absent), whole processes, as a user starts them:
                  (`static.parsing.parse`, the scan's own); the baseline
   scan -j1       `boundary-audit scan MIRROR@COMMIT --no-probe --format json --jobs 1`
   scan -j2       the same with 2 worker processes (the default)
+  sites only     with --floor, `python real.py --sites-only MIRROR@COMMIT ... --jobs 1`: the
+                 scan -j1 with its sinks' evaluation left out (`analyze.evaluate_sink` and
+                 `analyze.serialized_templates` answer nothing), so it reads, filters,
+                 parses, runs the query pass and finds the catalogue sites, and reports
+                 nothing: what a scan of these checks costs before it traces one value
   ... [other]    with --other-code DIR, both scans again with PYTHONPATH=DIR (another
                  version of the package, e.g. `git archive main boundary_audit tasks probes
                  system_adapters specimens contracts | tar -x -C DIR`), in the same rounds
@@ -109,6 +114,22 @@ def measure(argv: list[str], env: dict[str, str]) -> tuple[float, float, int, st
     return cpu, wall, status, out
 
 
+def sites_only(argv: list[str]) -> int:
+    """The floor process (`--floor`): `boundary-audit scan` with `argv`, its sinks never
+    evaluated (no dataflow), so it costs what finding the sites costs."""
+    from boundary_audit import cli
+    from boundary_audit.static import analyze
+
+    analyze.evaluate_sink = lambda site, ctx: None  # type: ignore[assignment]
+    analyze.serialized_templates = lambda sites, ctx: []  # type: ignore[assignment]
+    sys.argv = ["boundary-audit", "scan", *argv]
+    try:
+        cli.main()
+    except SystemExit as exc:
+        return exc.code if isinstance(exc.code, int) else 1
+    return 0
+
+
 def load() -> str:
     return " ".join(f"{x:.2f}" for x in os.getloadavg())
 
@@ -137,7 +158,12 @@ def peer_results(report: Path) -> str:
 
 
 def bench_tree(
-    tree: Tree, repeat: int, exe: Path, other: Path | None, with_peers: bool = True
+    tree: Tree,
+    repeat: int,
+    exe: Path,
+    other: Path | None,
+    with_peers: bool = True,
+    floor: bool = False,
 ) -> None:
     if not tree.mirror.is_dir():
         print(f"== {tree.name}: skipped, no mirror at {tree.mirror}")
@@ -168,6 +194,9 @@ def bench_tree(
             "scan --jobs 1": [*scan, "--jobs", "1"],
             "scan --jobs 2": [*scan, "--jobs", "2"],
         }
+        if floor:
+            cases["sites only --jobs 1"] = [sys.executable, __file__, "--sites-only", *scan[2:]]
+            cases["sites only --jobs 1"] += ["--jobs", "1"]
         envs = dict.fromkeys(cases, env)
         if other is not None:
             for jobs in ("1", "2"):
@@ -192,6 +221,8 @@ def bench_tree(
                         f"exit {status}, {done['summary']['files_scanned']} files, "
                         f"{len(findings)} findings sha256 {digest[:12]}"
                     )
+                elif name.startswith("sites only"):
+                    notes[name].add(f"exit {status}")
                 elif name in reports:
                     notes[name].add(f"exit {status}, {peer_results(reports[name][1])}")
                 else:
@@ -214,6 +245,8 @@ def bench_tree(
 def main() -> int:
     if sys.argv[1:2] == ["--parse-only"]:
         return parse_only(Path(sys.argv[2]))
+    if sys.argv[1:2] == ["--sites-only"]:
+        return sites_only(sys.argv[2:])
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--repeat", type=int, default=3)
     ap.add_argument("--mirrors", type=Path, default=Path("/work/.mirror"))
@@ -221,6 +254,9 @@ def main() -> int:
     ap.add_argument("--only", action="append", help="tree name (repeatable)")
     ap.add_argument("--other-code", type=Path, help="also scan with PYTHONPATH=DIR")
     ap.add_argument("--no-peers", action="store_true", help="leave out bandit and semgrep")
+    ap.add_argument(
+        "--floor", action="store_true", help="also the scan -j1 without its sinks' dataflow"
+    )
     args = ap.parse_args()
     exe = Path(sys.executable).parent / "boundary-audit"
     if not exe.exists():
@@ -228,7 +264,7 @@ def main() -> int:
         return 2
     for tree in trees(args.trees, args.mirrors):
         if not args.only or tree.name in args.only:
-            bench_tree(tree, args.repeat, exe, args.other_code, not args.no_peers)
+            bench_tree(tree, args.repeat, exe, args.other_code, not args.no_peers, args.floor)
     return 0
 
 

@@ -498,7 +498,7 @@ class Engine:
         needle = target.encode()
         data = self.ex.data
         for other in self.ex.class_functions(fn):
-            if needle not in data[other.span.start_byte : other.span.end_byte]:
+            if data.find(needle, other.span.start_byte, other.span.end_byte) < 0:
                 continue
             values.extend(
                 self.eval(d.value, other) for d in self.ex.filled(other).defs.get(target, ())

@@ -10,6 +10,7 @@ corpus of a language family, once; a name only counts if some definition of it d
 from __future__ import annotations
 
 import re
+from functools import lru_cache
 
 IDIOMS = (b"'\\\\''", b"'\\''", b"'\"'\"'", b"'\\\"'\\\"'")
 """The POSIX idiom for a single quote inside single quotes (`'\\''`, `'"'"'`), as source
@@ -29,8 +30,11 @@ _REACH = 400
 """How far before the idiom the helper's header may be (a helper is short)."""
 
 
+@lru_cache(maxsize=32)
 def find(data: bytes, family: str | None) -> frozenset[str]:
-    """Names of the quoting helpers defined in `data` (files of one language family)."""
+    """Names of the quoting helpers defined in `data` (files of one language family); the
+    last files' answers are kept (each engine of a file asks, and the cross-file pass makes
+    several for one file)."""
     pattern = _HEADERS.get(family or "")
     if pattern is None or not any(i in data for i in IDIOMS):
         return frozenset()

@@ -64,6 +64,7 @@ class Extractor:
         self._function_nodes: list[ts.Node] | None = None
         self._named: dict[str, list[Function]] = {}
         self._class_defs: dict[str, dict[str, list[Def]]] = {}
+        self._class_functions: dict[str, list[Function]] = {}
         self._depth = 0
         self._tools: ToolEntries | None = None
         self.imports: dict[str, str] = self.extract_imports()
@@ -213,10 +214,15 @@ class Extractor:
         return [found[k] for k in sorted(found)]
 
     def class_functions(self, fn: Function) -> list[Function]:
-        """The functions defined in the same class (or impl block) as `fn`."""
+        """The functions defined in the same class (or impl block) as `fn` (kept per class;
+        not to be changed by the caller)."""
         if fn.cls is None:
             return [fn]
-        return [f for f in self.all_functions() if f.cls == fn.cls]
+        kept = self._class_functions.get(fn.cls)
+        if kept is None:
+            kept = [f for f in self.all_functions() if f.cls == fn.cls]
+            self._class_functions[fn.cls] = kept
+        return kept
 
     def class_defs(self, cls: str) -> dict[str, list[Def]]:
         """Definitions made in the body of class `cls` itself (class attributes such as
